@@ -1,0 +1,1 @@
+"""GeoRAG's Dagster code location: assets, resources, partitions, sensors, schedules, checks."""

@@ -1,0 +1,1 @@
+"""Dagster-free pipeline helpers: one plain function per stage."""

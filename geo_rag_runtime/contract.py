@@ -1,0 +1,61 @@
+"""The storage contract: collection, label and relationship names, and deterministic ids.
+
+Everything that ingest writes and the runtime reads is named here once, so the two sides can
+never disagree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+# document store collections
+PAPERS = "papers"
+CHUNKS = "chunks"
+TRIPLES = "triples"
+META = "meta"  # model identities, index versions
+
+# graph labels and provenance relationships
+PAPER_LABEL = "Paper"
+CHUNK_LABEL = "Chunk"
+MENTIONS = "MENTIONS"  # (Chunk)-[:MENTIONS]->(Entity)
+EXTRACTED_FROM = "EXTRACTED_FROM"  # (Chunk)-[:EXTRACTED_FROM]->(Paper)
+
+_BLOCK = 1 << 20
+
+
+def file_sha256(path: str | Path) -> str:
+    """Content hash of a file (streamed): the data version of ``raw_pdf`` and the paper identity."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(_BLOCK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def paper_id_from_sha256(sha256: str) -> str:
+    """Paper ids derive from content, so the same bytes under another name are the same paper."""
+    return f"p{sha256[:16]}"
+
+
+def text_hash(text: str, length: int = 12) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+
+
+def chunk_id(paper_id: str, ordinal: int, text: str) -> str:
+    """Deterministic chunk id from the paper, the position and the content."""
+    return f"{paper_id}-c{ordinal:04d}-{text_hash(text, 8)}"
+
+
+def triple_id(chunk_id_: str, head: str, relation: str, tail: str, sentence: str) -> str:
+    """Deterministic triple id: the same fact from the same sentence of the same chunk is one triple."""
+    return f"t{text_hash('|'.join((chunk_id_, head, relation, tail, sentence)), 20)}"
+
+
+_PARTITION_OK = re.compile(r"[^A-Za-z0-9._\-]+")
+
+
+def partition_key_for(path: str | Path) -> str:
+    """Partition key of a PDF: its file name, made safe for Dagster partition keys."""
+    return _PARTITION_OK.sub("_", Path(path).name)

@@ -1,0 +1,176 @@
+"""Domain models shared by ingest (geo_assets) and query time (this package).
+
+Pydantic models so data is validated where it enters and serializes straight into the document
+store (``model_dump()``) and JSON output.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+QueryType = Literal["explicit_fact", "implicit_reasoning", "interpretable_rationale", "hidden_rationale"]
+QUERY_TYPES: tuple[QueryType, ...] = (
+    "explicit_fact",
+    "implicit_reasoning",
+    "interpretable_rationale",
+    "hidden_rationale",
+)
+
+
+class Author(BaseModel):
+    name: str
+    affiliation: str | None = None
+    email: str | None = None
+
+
+class Reference(BaseModel):
+    """One bibliography entry of a paper."""
+
+    ref_id: str | None = None
+    title: str | None = None
+    authors: list[str] = Field(default_factory=list)
+    year: str | None = None
+    venue: str | None = None
+    doi: str | None = None
+    raw: str | None = None
+
+
+class Caption(BaseModel):
+    """A figure or table caption (kind = 'figure' | 'table')."""
+
+    kind: Literal["figure", "table"]
+    label: str | None = None
+    text: str
+
+
+class Section(BaseModel):
+    """A section of the paper body: heading (may be empty) and its paragraphs in order."""
+
+    heading: str = ""
+    number: str | None = None
+    paragraphs: list[str] = Field(default_factory=list)
+
+
+class Paper(BaseModel):
+    """A paper as extracted from TEI: metadata, abstract, sections, captions, references."""
+
+    paper_id: str
+    source_file: str
+    sha256: str
+    title: str = ""
+    authors: list[Author] = Field(default_factory=list)
+    doi: str | None = None
+    year: str | None = None
+    venue: str | None = None
+    keywords: list[str] = Field(default_factory=list)
+    abstract: str = ""
+    sections: list[Section] = Field(default_factory=list)
+    captions: list[Caption] = Field(default_factory=list)
+    references: list[Reference] = Field(default_factory=list)
+    tei_producer: str = ""  # e.g. "GROBID 0.8.1" or "georag-embedded-pdf 0.1 (pdfplumber 0.11.10)"
+
+
+class CleanSection(BaseModel):
+    """A section of cleaned, readable text with its place in ``CleanedPaper.text``."""
+
+    heading: str
+    kind: Literal["abstract", "body", "captions", "references"] = "body"
+    text: str
+    char_start: int
+    char_end: int
+
+
+class CleanedPaper(BaseModel):
+    """Readable normalized text (for embedding and answering) plus the keyword token stream."""
+
+    paper_id: str
+    source_file: str
+    title: str
+    text: str
+    sections: list[CleanSection]
+    tokens: list[str] = Field(default_factory=list)  # normalized stream of the whole text
+
+
+class Chunk(BaseModel):
+    """A token window of a paper, the unit of vector and keyword retrieval."""
+
+    chunk_id: str
+    paper_id: str
+    source_file: str
+    title: str = ""
+    section: str = ""
+    ordinal: int
+    char_start: int
+    char_end: int
+    token_count: int
+    text: str
+    tokens: list[str] = Field(default_factory=list)  # normalized keyword stream of this chunk
+
+
+class Entity(BaseModel):
+    """A recognized geochemical entity: canonical ``name`` of a vocabulary ``type``, where found."""
+
+    name: str
+    type: str
+    surface: str
+    start: int = -1
+    end: int = -1
+
+
+class Triple(BaseModel):
+    """(head, relation, tail) with the provenance that leads back to the text."""
+
+    triple_id: str
+    head: str
+    head_type: str
+    relation: str
+    tail: str
+    tail_type: str
+    paper_id: str
+    chunk_id: str
+    sentence: str
+    extractor: str
+    confidence: float = 1.0
+    attributes: dict[str, Any] = Field(default_factory=dict)  # e.g. value / unit of a measurement
+
+
+class RetrievedItem(BaseModel):
+    """One retrieved piece of context: a chunk (vector/keyword) or a graph fact."""
+
+    kind: Literal["chunk", "fact"] = "chunk"
+    text: str
+    score: float = 0.0
+    retriever: str = ""  # "dense", "sparse", "fused", "graph", ...
+    chunk_id: str | None = None
+    paper_id: str | None = None
+    source_file: str | None = None
+    title: str | None = None
+    section: str | None = None
+    provenance: list[dict[str, Any]] = Field(default_factory=list)  # for facts: triple provenance
+
+
+class Citation(BaseModel):
+    paper_id: str
+    chunk_id: str
+    source_file: str
+    title: str
+
+
+class Answer(BaseModel):
+    """The `geo-rag ask --json` object (see DESIGN.md, command line contract)."""
+
+    question: str
+    category: QueryType
+    strategy: str
+    answer: str
+    generator: str
+    citations: list[Citation] = Field(default_factory=list)
+    contexts: dict[str, dict[str, Any]] = Field(
+        default_factory=lambda: {"VectorRAG_Context": {}, "GraphRAG_Context": {}}
+    )
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    mode: Literal["hybrid", "baseline"] = "hybrid"
+    notes: list[str] = Field(default_factory=list)  # degradations, fallbacks, low-confidence routing
+    classification: dict[str, Any] = Field(default_factory=dict)

