@@ -1,0 +1,59 @@
+"""Shared fixtures: where the real corpus lives, and an isolated GeoRAG home per test."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+# Offline everywhere: no hub downloads, no telemetry (see DESIGN.md).
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
+os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
+
+
+def _shared_dir() -> Path:
+    return Path(os.environ.get("GEO_RAG_SHARED", REPO.parent / "shared")).resolve()
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    path = _shared_dir() / "corpus"
+    if not path.is_dir():
+        pytest.fail(f"shared corpus not found at {path} (set GEO_RAG_SHARED)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def corpus_papers(corpus_dir: Path) -> Path:
+    """The 17 CC BY geoscience PDFs of the shared corpus."""
+    return corpus_dir / "papers"
+
+
+@pytest.fixture(scope="session")
+def grobid_samples(corpus_dir: Path) -> Path:
+    """Real GROBID TEI outputs (0.6.1 and 0.8.1) with their PDFs and s2orc-doc2json references."""
+    return corpus_dir / "grobid_samples"
+
+
+@pytest.fixture(scope="session")
+def sample_papers() -> Path:
+    """The sample papers shipped in data/papers."""
+    return REPO / "data" / "papers"
+
+
+@pytest.fixture()
+def geo_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """An empty GEO_RAG_HOME for one test, with no external services configured."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("GEO_RAG_HOME", str(home))
+    for var in ("GROBID_URL", "MONGODB_URI", "CHROMA_HOST", "NEO4J_URI", "OPENAI_API_KEY",
+                "OPENAI_BASE_URL", "GEO_RAG_LLM_MODEL", "GEO_RAG_JUDGE_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    yield home
