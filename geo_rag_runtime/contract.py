@@ -15,6 +15,7 @@ PAPERS = "papers"
 CHUNKS = "chunks"
 TRIPLES = "triples"
 META = "meta"  # model identities, index versions
+SOURCES = "sources"  # partition key -> PDF path registry
 
 # graph labels and provenance relationships
 PAPER_LABEL = "Paper"

@@ -1,0 +1,1 @@
+"""Assets grouped by stage: ingest, index, graph, queries, evaluation."""

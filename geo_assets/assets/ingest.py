@@ -1,0 +1,260 @@
+"""Ingest stage: PDF -> TEI -> paper JSON -> cleaned text -> chunks in the document store.
+
+Each asset body reads its inputs, calls one plain function from ``geo_assets.lib``, writes, and
+returns metadata. Bad input fails its own partition with a message that names the file; a
+duplicate of an already ingested paper (same bytes) yields no output, so its downstream steps are
+skipped, and says so in the log and in an observation.
+"""
+
+import hashlib
+import time
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+
+from geo_assets.lib import registry
+from geo_assets.partitions import PAPERS, papers_partitions
+from geo_assets.resources import DocumentStoreResource, EmbedderResource, GeoRagResource, PdfToTeiResource
+from geo_rag_runtime import contract
+from geo_rag_runtime.errors import GeoRagError
+from geo_rag_runtime.models import CleanedPaper, Paper
+
+
+def _fail(source: str, exc: Exception) -> dg.Failure:
+    """A partition failure whose message names the file; not retried (the input is bad)."""
+    return dg.Failure(
+        description=f"{source}: {exc}",
+        metadata={"file": source, "error": type(exc).__name__},
+        allow_retries=False,
+    )
+
+
+@dg.observable_source_asset(
+    partitions_def=papers_partitions,
+    group_name="ingest",
+    description="The PDF of each registered paper; its data version is the SHA-256 of its bytes, so "
+    "replacing a PDF marks everything downstream of its partition stale.",
+)
+def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) -> dg.DataVersionsByPartition:
+    with documents.open() as store:
+        paths = registry.registered(store)
+    versions: dict[str, dg.DataVersion] = {}
+    for key in context.instance.get_dynamic_partitions(PAPERS):
+        path = paths.get(key)
+        sha = contract.file_sha256(path) if path is not None and path.is_file() else "missing"
+        versions[key] = dg.DataVersion(sha)
+    return dg.DataVersionsByPartition(versions)
+
+
+@dg.asset(
+    partitions_def=papers_partitions,
+    deps=[raw_pdf],
+    group_name="ingest",
+    kinds={"pdf", "xml"},
+    code_version="tei-1",
+    pool="grobid",
+    output_required=False,
+    check_specs=[dg.AssetCheckSpec("tei_non_empty", asset="tei_xml")],
+    description="GROBID TEI XML of the paper (or the embedded parser's GROBID-shaped TEI when no "
+    "GROBID_URL is set), written to GEO_RAG_HOME/tei/<paper_id>.tei.xml. The producer is recorded.",
+)
+def tei_xml(
+    context: dg.AssetExecutionContext,
+    geo: GeoRagResource,
+    pdf_to_tei: PdfToTeiResource,
+    documents: DocumentStoreResource,
+):
+    from geo_assets.lib.pdf_checks import has_text_layer, validate_pdf
+    from geo_assets.lib.tei import tei_producer
+
+    settings = geo.settings()
+    key = context.partition_key
+    with documents.open() as store:
+        path = registry.lookup(store, key)
+        if path is None:
+            raise dg.Failure(
+                description=f"{key}: not registered; run `geo-rag ingest PATH` or add it to "
+                f"{settings.papers}",
+                allow_retries=False,
+            )
+        started = time.perf_counter()
+        try:
+            pages = validate_pdf(path, settings.max_pdf_mb)
+            if not has_text_layer(path):
+                raise GeoRagError("the PDF has no text layer (scanned or image-only); OCR is not supported")
+        except GeoRagError as exc:
+            raise _fail(path.name, exc) from exc
+        sha = contract.file_sha256(path)
+        paper_id = contract.paper_id_from_sha256(sha)
+        existing = store.find_paper_by_sha256(sha)
+    if existing and existing.get("partition_key") not in (None, key):
+        message = (
+            f"{path.name}: duplicate of already ingested {existing.get('source_file')} "
+            f"(paper {paper_id}, same bytes); skipped"
+        )
+        context.log.warning(message)
+        yield dg.AssetCheckResult(check_name="tei_non_empty", passed=True, metadata={"skipped": message})
+        yield dg.AssetObservation(
+            asset_key="tei_xml",
+            partition=key,
+            metadata={"duplicate_of": str(existing.get("source_file")), "paper_id": paper_id},
+        )
+        return
+    try:
+        tei = pdf_to_tei.convert(str(path))
+    except GeoRagError as exc:
+        raise _fail(path.name, exc) from exc
+    out = settings.path("tei") / f"{paper_id}.tei.xml"
+    out.write_text(tei, encoding="utf-8")
+    producer = tei_producer(tei)
+    value = {
+        "paper_id": paper_id,
+        "sha256": sha,
+        "source_file": path.name,
+        "source_path": str(path),
+        "tei_path": str(out),
+        "producer": producer,
+        "partition_key": key,
+    }
+    yield dg.AssetCheckResult(
+        check_name="tei_non_empty",
+        passed=len(tei.strip()) > 0 and "<TEI" in tei,
+        metadata={"bytes": len(tei)},
+    )
+    yield dg.Output(
+        value,
+        data_version=dg.DataVersion(hashlib.sha256(tei.encode("utf-8")).hexdigest()[:16]),
+        metadata={
+            "paper_id": paper_id,
+            "producer": producer,
+            "pages": pages,
+            "bytes": len(tei),
+            "path": dg.MetadataValue.path(str(out)),
+            "seconds": round(time.perf_counter() - started, 2),
+        },
+    )
+
+
+@dg.asset(
+    partitions_def=papers_partitions,
+    group_name="ingest",
+    kinds={"json", "mongodb"},
+    code_version="paper-json-1",
+    pool="docstore",
+    check_specs=[dg.AssetCheckSpec("has_title_and_sections", asset="paper_json")],
+    description="Metadata, abstract, sections with paragraphs, captions and references parsed from the "
+    "TEI by one parser for GROBID and embedded TEI; upserted into the document store's `papers`.",
+)
+def paper_json(tei_xml: dict[str, Any], documents: DocumentStoreResource):
+    from geo_assets.lib.tei import tei_to_paper
+
+    tei = Path(tei_xml["tei_path"]).read_text(encoding="utf-8")
+    try:
+        paper = tei_to_paper(
+            tei, paper_id=tei_xml["paper_id"], source_file=tei_xml["source_file"], sha256=tei_xml["sha256"]
+        )
+    except GeoRagError as exc:
+        raise _fail(tei_xml["source_file"], exc) from exc
+    paper.tei_producer = paper.tei_producer or tei_xml["producer"]
+    with documents.open() as store:
+        store.upsert_paper(
+            paper, partition_key=tei_xml["partition_key"], source_path=tei_xml["source_path"], status="parsed"
+        )
+    paragraphs = sum(len(s.paragraphs) for s in paper.sections)
+    yield dg.AssetCheckResult(
+        check_name="has_title_and_sections",
+        passed=bool(paper.title.strip()) and len(paper.sections) >= 1,
+        metadata={"title": paper.title or "(none)", "sections": len(paper.sections)},
+    )
+    yield dg.Output(
+        paper,
+        data_version=dg.DataVersion(contract.text_hash(paper.model_dump_json(), 16)),
+        metadata={
+            "title": paper.title,
+            "doi": paper.doi or "",
+            "sections": len(paper.sections),
+            "paragraphs": paragraphs,
+            "references": len(paper.references),
+            "captions": len(paper.captions),
+            "producer": paper.tei_producer,
+        },
+    )
+
+
+@dg.asset(
+    partitions_def=papers_partitions,
+    group_name="ingest",
+    code_version="clean-1",
+    description="Readable normalized text (ligatures, hyphenation, headers/footers and control "
+    "characters removed; notation such as 87Sr/86Sr, δ18O, εNd, U(IV) kept) with section offsets, "
+    "plus the normalized token stream for keyword retrieval.",
+)
+def cleaned_text(paper_json: Paper) -> dg.Output[CleanedPaper]:
+    from geo_assets.lib.cleaning import clean_paper
+
+    cleaned = clean_paper(paper_json)
+    return dg.Output(
+        cleaned,
+        data_version=dg.DataVersion(contract.text_hash(cleaned.text, 16)),
+        metadata={
+            "characters": len(cleaned.text),
+            "sections": len(cleaned.sections),
+            "keyword_tokens": len(cleaned.tokens),
+        },
+    )
+
+
+@dg.asset(
+    partitions_def=papers_partitions,
+    group_name="ingest",
+    kinds={"mongodb"},
+    code_version="chunks-1",
+    pool="docstore",
+    check_specs=[
+        dg.AssetCheckSpec("no_chunk_over_limit", asset="chunks"),
+        dg.AssetCheckSpec("chunk_ids_unique", asset="chunks"),
+    ],
+    description="Section-aware windows of GEO_RAG_CHUNK_TOKENS (512) tokens with GEO_RAG_CHUNK_OVERLAP "
+    "(100) overlap, counted with the embedding model's tokenizer, upserted into `chunks` by "
+    "deterministic id (stale chunks of the paper removed).",
+)
+def chunks(
+    context: dg.AssetExecutionContext,
+    cleaned_text: CleanedPaper,
+    geo: GeoRagResource,
+    embedder: EmbedderResource,
+    documents: DocumentStoreResource,
+):
+    from geo_assets.lib.chunking import chunk_paper
+
+    settings = geo.settings()
+    counter = embedder.token_counter()
+    made = chunk_paper(
+        cleaned_text, counter, max_tokens=settings.chunk_tokens, overlap=settings.chunk_overlap
+    )
+    with documents.open() as store:
+        written = store.replace_chunks(cleaned_text.paper_id, made)
+        store.set_paper_fields(cleaned_text.paper_id, status="chunked", chunk_count=len(made))
+    ids = [c.chunk_id for c in made]
+    largest = max((c.token_count for c in made), default=0)
+    yield dg.AssetCheckResult(
+        check_name="no_chunk_over_limit",
+        passed=largest <= settings.chunk_tokens,
+        metadata={"largest": largest, "limit": settings.chunk_tokens},
+    )
+    yield dg.AssetCheckResult(
+        check_name="chunk_ids_unique", passed=len(set(ids)) == len(ids), metadata={"chunks": len(ids)}
+    )
+    context.log.info(f"{cleaned_text.source_file}: {len(made)} chunks ({written})")
+    yield dg.Output(
+        {"paper_id": cleaned_text.paper_id, "source_file": cleaned_text.source_file, "chunk_ids": ids},
+        data_version=dg.DataVersion(contract.text_hash("|".join(ids), 16)),
+        metadata={
+            "chunks": len(made),
+            "largest_tokens": largest,
+            "tokenizer": counter.name,
+            "mean_tokens": round(sum(c.token_count for c in made) / max(len(made), 1), 1),
+            "stale_deleted": written["deleted_stale"],
+        },
+    )

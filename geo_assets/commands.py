@@ -1,0 +1,173 @@
+"""Command-line entry points that need Dagster (called by ``geo-rag ingest|status|evaluate``).
+
+``geo_rag_runtime.cli`` never imports Dagster; it runs ``python -m geo_assets.commands ...`` so the
+materializations land in the same Dagster instance the UI shows (DAGSTER_HOME) with full lineage.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+
+from geo_assets.lib import registry
+from geo_assets.partitions import PAPERS
+
+
+def _failure_messages(result: dg.ExecuteInProcessResult) -> list[str]:
+    messages = []
+    for event in result.all_events:
+        if event.is_step_failure and event.step_failure_data is not None:
+            data = event.step_failure_data
+            if data.user_failure_data is not None and data.user_failure_data.description:
+                messages.append(data.user_failure_data.description)
+            elif data.error is not None:
+                messages.append(f"{event.step_key}: {data.error.message.strip().splitlines()[-1]}")
+    return messages
+
+
+def _skipped_duplicates(result: dg.ExecuteInProcessResult) -> list[str]:
+    notes = []
+    for event in result.all_events:
+        if event.event_type_value == "ASSET_OBSERVATION":
+            meta = event.event_specific_data.asset_observation.metadata  # type: ignore[union-attr]
+            if "duplicate_of" in meta:
+                notes.append(str(meta["duplicate_of"].value))
+    return notes
+
+
+def ingest(paths: list[str], *, progress: bool | None = None, corpus_assets: bool = True) -> int:
+    """Register the PDFs, then materialize every per-paper asset for each one, one run per paper
+    (one bad paper fails only its own run), then the corpus-wide assets. Returns the exit code."""
+    from geo_assets.definitions import CORPUS_ASSETS, PER_PAPER_ASSETS, SOURCE_ASSETS
+    from geo_assets.resources import default_resources
+    from geo_rag_runtime.settings import get_settings
+
+    settings = get_settings()
+    targets = [Path(p) for p in paths] or [settings.papers]
+    missing = [str(p) for p in targets if not p.exists()]
+    if missing:
+        print(f"error: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    pdfs = registry.scan_pdfs(targets)
+    if not pdfs:
+        print(f"error: no PDF files found in {', '.join(map(str, targets))}", file=sys.stderr)
+        return 2
+    resources = default_resources()
+    instance = dg.DagsterInstance.get()
+    with resources["documents"].open() as store:
+        keys = [registry.register(store, pdf) for pdf in pdfs]
+    known = set(instance.get_dynamic_partitions(PAPERS))
+    new_keys = [k for k in dict.fromkeys(keys) if k not in known]
+    if new_keys:
+        instance.add_dynamic_partitions(PAPERS, new_keys)
+
+    from tqdm import tqdm
+
+    show = sys.stderr.isatty() if progress is None else progress
+    failures: list[str] = []
+    duplicates: list[str] = []
+    timings: dict[str, float] = {}
+    bar = tqdm(list(dict.fromkeys(keys)), desc="ingest", unit="paper", disable=not show, file=sys.stderr)
+    for key in bar:
+        bar.set_postfix_str(key[:40])
+        started = time.perf_counter()
+        result = dg.materialize(
+            [*SOURCE_ASSETS, *PER_PAPER_ASSETS],
+            selection=PER_PAPER_ASSETS,
+            partition_key=key,
+            instance=instance,
+            resources=resources,
+            raise_on_error=False,
+            tags={"georag/reason": "cli-ingest"},
+        )
+        timings[key] = round(time.perf_counter() - started, 1)
+        if not result.success:
+            failures.extend(_failure_messages(result) or [f"{key}: failed (see the Dagster UI)"])
+        duplicates.extend(f"{key}: duplicate of {d}; skipped" for d in _skipped_duplicates(result))
+    bar.close()
+    ok = len(timings) - len({f.split(":")[0] for f in failures})
+    if corpus_assets and CORPUS_ASSETS and ok > 0:
+        started = time.perf_counter()
+        result = dg.materialize(
+            [*SOURCE_ASSETS, *PER_PAPER_ASSETS, *CORPUS_ASSETS],
+            selection=CORPUS_ASSETS,
+            instance=instance,
+            resources=resources,
+            raise_on_error=False,
+            tags={"georag/reason": "cli-ingest"},
+        )
+        timings["(corpus assets)"] = round(time.perf_counter() - started, 1)
+        if not result.success:
+            failures.extend(_failure_messages(result) or ["corpus assets failed (see the Dagster UI)"])
+    for line in duplicates:
+        print(f"skipped: {line}")
+    for key, seconds in timings.items():
+        print(f"{key}: {seconds}s")
+    for line in failures:
+        print(f"FAILED {line}", file=sys.stderr)
+    print(
+        f"ingested {len(timings) - (1 if '(corpus assets)' in timings else 0) - len(failures)} of "
+        f"{len(set(keys))} papers" + (f"; {len(failures)} failure(s)" if failures else "")
+    )
+    return 1 if failures else 0
+
+
+def asset_versions() -> dict[str, Any]:
+    """Latest materialization per asset (and per partition): code and data versions, time."""
+    from geo_assets.definitions import build_definitions
+
+    defs = build_definitions()
+    instance = dg.DagsterInstance.get()
+    out: dict[str, Any] = {}
+    for key in sorted(defs.resolve_asset_graph().get_all_asset_keys(), key=lambda k: k.to_user_string()):
+        records = instance.fetch_materializations(key, limit=200).records
+        latest: dict[str, Any] = {}
+        for record in records:
+            mat = record.asset_materialization
+            if mat is None:
+                continue
+            part = mat.partition or "-"
+            if part in latest:
+                continue
+            tags = mat.tags or {}
+            latest[part] = {
+                "data_version": tags.get("dagster/data_version"),
+                "code_version": tags.get("dagster/code_version"),
+                "timestamp": record.timestamp,
+            }
+        if latest:
+            out[key.to_user_string()] = latest
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m geo_assets.commands")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_ingest = sub.add_parser("ingest")
+    p_ingest.add_argument("paths", nargs="*")
+    p_ingest.add_argument("--no-progress", action="store_true")
+    sub.add_parser("versions")
+    p_eval = sub.add_parser("evaluate")
+    p_eval.add_argument("--dataset")
+    p_eval.add_argument("--out")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
+    if args.command == "ingest":
+        return ingest(args.paths, progress=False if args.no_progress else None)
+    if args.command == "versions":
+        print(json.dumps(asset_versions()))
+        return 0
+    if args.command == "evaluate":
+        from geo_assets.evaluate_command import evaluate
+
+        return evaluate(dataset=args.dataset, out=args.out)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

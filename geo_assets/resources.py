@@ -1,0 +1,145 @@
+"""One Dagster resource per external system, each built lazily at run time.
+
+Every resource reads the GeoRAG settings (environment variables, see README) when a run starts,
+never at import time; a field set here overrides the environment (e.g. in tests or in a
+deployment's ``Definitions``). Secrets (``OPENAI_API_KEY``, ``NEO4J_PASSWORD``) stay in the
+environment, so they never show in the UI.
+"""
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import dagster as dg
+
+from geo_rag_runtime.settings import Settings, get_settings
+
+
+class GeoRagResource(dg.ConfigurableResource):
+    """Where the embedded stores live and which folder is watched (overrides GEO_RAG_HOME/PAPERS)."""
+
+    home: str | None = None
+    papers: str | None = None
+
+    def settings(self, **overrides: Any) -> Settings:
+        values = {k: v for k, v in {"home": self.home, "papers": self.papers, **overrides}.items() if v}
+        return get_settings(**values)
+
+
+class PdfToTeiResource(dg.ConfigurableResource):
+    """GROBID when ``GROBID_URL`` (or ``grobid_url``) is set, else the embedded PDF parser."""
+
+    geo: GeoRagResource
+    grobid_url: str | None = None
+
+    def convert(self, pdf_path: str) -> str:
+        settings = self.geo.settings(grobid_url=self.grobid_url)
+        if settings.grobid_url:
+            from geo_assets.lib.grobid import GrobidClient
+
+            client = GrobidClient(
+                settings.grobid_url, timeout_s=settings.grobid_timeout_s, retries=settings.grobid_retries
+            )
+            return client.process_fulltext(pdf_path)  # type: ignore[arg-type]
+        from pathlib import Path
+
+        from geo_assets.lib.pdf_to_tei import pdf_to_tei
+
+        return pdf_to_tei(Path(pdf_path))
+
+
+class DocumentStoreResource(dg.ConfigurableResource):
+    """MongoDB when ``MONGODB_URI`` is set, else embedded litemongo under the home."""
+
+    geo: GeoRagResource
+    mongodb_uri: str | None = None
+
+    @contextlib.contextmanager
+    def open(self) -> Iterator[Any]:
+        from geo_rag_runtime.stores.documents import open_document_store
+
+        store = open_document_store(self.geo.settings(mongodb_uri=self.mongodb_uri))
+        try:
+            yield store
+        finally:
+            store.close()
+
+
+class VectorStoreResource(dg.ConfigurableResource):
+    """Chroma (server when ``CHROMA_HOST`` is set, else persistent on disk) and the BM25 index."""
+
+    geo: GeoRagResource
+    chroma_host: str | None = None
+
+    def settings(self) -> Settings:
+        return self.geo.settings(chroma_host=self.chroma_host)
+
+    def vectors(self) -> Any:
+        from geo_rag_runtime.stores.vectors import ChromaVectorStore
+
+        return ChromaVectorStore(self.settings())
+
+    def sparse(self) -> Any:
+        from geo_rag_runtime.stores.sparse import SparseIndex
+
+        return SparseIndex(self.settings())
+
+
+class EmbedderResource(dg.ConfigurableResource):
+    """The embedding model (local MiniLM weights by default, or an OpenAI-compatible API)."""
+
+    geo: GeoRagResource
+    model: str | None = None
+
+    def embedder(self) -> Any:
+        from geo_rag_runtime.embeddings import get_embedder
+
+        return get_embedder(self.geo.settings(embedding_model=self.model))
+
+    def token_counter(self) -> Any:
+        from geo_rag_runtime.text.tokenizer import get_token_counter
+
+        return get_token_counter(self.geo.settings(embedding_model=self.model))
+
+
+class GraphStoreResource(dg.ConfigurableResource):
+    """Neo4j when ``NEO4J_URI`` is set, else the embedded LadybugDB under the home."""
+
+    geo: GeoRagResource
+    neo4j_uri: str | None = None
+
+    @contextlib.contextmanager
+    def open(self) -> Iterator[Any]:
+        from geo_rag_runtime.stores.graph import get_graph_store
+
+        store = get_graph_store(self.geo.settings(neo4j_uri=self.neo4j_uri))
+        try:
+            yield store
+        finally:
+            store.close()
+
+
+class LLMResource(dg.ConfigurableResource):
+    """An OpenAI-compatible chat model, or None: stages then use their labelled fallbacks."""
+
+    geo: GeoRagResource
+    model: str | None = None
+
+    def client(self) -> Any:
+        from geo_rag_runtime.llm import get_llm
+
+        return get_llm(self.geo.settings(), model=self.model)
+
+
+def default_resources(home: str | None = None, papers: str | None = None) -> dict[str, Any]:
+    """The resources of the code location; everything else comes from the environment at run time."""
+    geo = GeoRagResource(home=home, papers=papers)
+    return {
+        "geo": geo,
+        "pdf_to_tei": PdfToTeiResource(geo=geo),
+        "documents": DocumentStoreResource(geo=geo),
+        "vector_store": VectorStoreResource(geo=geo),
+        "embedder": EmbedderResource(geo=geo),
+        "graph": GraphStoreResource(geo=geo),
+        "llm": LLMResource(geo=geo),
+    }

@@ -1,0 +1,190 @@
+"""``geo-rag``: the one console script (contract in DESIGN.md).
+
+ingest/evaluate and asset versions need Dagster: they run ``python -m geo_assets.commands`` in a
+child process, so this package never imports Dagster and `ask` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+from geo_rag_runtime.dagster_env import OFFLINE_FLAGS, dagster_environment
+from geo_rag_runtime.settings import Settings, get_settings
+
+
+def _run_dagster_command(
+    settings: Settings, *args: str, capture: bool = False
+) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "geo_assets.commands", *args]
+    return subprocess.run(
+        cmd, env=dagster_environment(settings), text=True, capture_output=capture, check=False
+    )
+
+
+def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
+    extra = ["--no-progress"] if args.no_progress else []
+    return _run_dagster_command(settings, "ingest", *extra, *args.paths).returncode
+
+
+def store_counts(settings: Settings) -> dict[str, Any]:
+    """Counts per store; a store that cannot be opened reports its error instead."""
+    counts: dict[str, Any] = {}
+    try:
+        from geo_rag_runtime.stores.documents import open_document_store
+
+        docs = open_document_store(settings)
+        counts["documents"] = {"backend": docs.backend, **docs.counts()}
+        docs.close()
+    except Exception as exc:  # report, don't crash: status is for diagnosing
+        counts["documents"] = {"error": str(exc)}
+    try:
+        from geo_rag_runtime.stores.vectors import ChromaVectorStore
+
+        vectors = ChromaVectorStore(settings)
+        counts["vectors"] = {
+            "backend": "chroma-http" if settings.chroma_host else "chroma-persistent",
+            "vectors": vectors.count(),
+            "model": vectors.stored_identity(),
+        }
+    except Exception as exc:
+        counts["vectors"] = {"error": str(exc)}
+    try:
+        from geo_rag_runtime.stores.sparse import SparseIndex
+
+        counts["keyword_index"] = {"backend": "bm25s", "chunks": SparseIndex(settings).count()}
+    except Exception as exc:
+        counts["keyword_index"] = {"error": str(exc)}
+    try:
+        from geo_rag_runtime.stores.graph import get_graph_store
+
+        graph = get_graph_store(settings, read_only=True)
+        counts["graph"] = {"backend": type(graph).__name__, **graph.counts()}
+        graph.close()
+    except Exception as exc:
+        counts["graph"] = {"error": str(exc)}
+    try:
+        from geo_rag_runtime.classifier import classifier_manifest
+
+        counts["classifier"] = classifier_manifest(settings)
+    except Exception as exc:
+        counts["classifier"] = {"error": str(exc)}
+    return counts
+
+
+def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
+    report: dict[str, Any] = {
+        "home": str(settings.home_dir),
+        "papers_folder": str(settings.papers),
+        "stores": store_counts(settings),
+    }
+    proc = _run_dagster_command(settings, "versions", capture=True)
+    try:
+        report["assets"] = (
+            json.loads(proc.stdout.strip().splitlines()[-1])
+            if proc.returncode == 0
+            else {"error": proc.stderr.strip()[-500:]}
+        )
+    except (json.JSONDecodeError, IndexError):
+        report["assets"] = {"error": "could not read asset versions"}
+    if args.json:
+        print(json.dumps(report, indent=2, default=str))
+        return 0
+    print(f"GeoRAG home: {report['home']}")
+    print(f"papers folder: {report['papers_folder']}")
+    for name, value in report["stores"].items():
+        print(f"{name}: " + ", ".join(f"{k}={v}" for k, v in value.items()))
+    print("assets (materialized partitions, latest data version):")
+    assets = report["assets"]
+    if "error" in assets:
+        print(f"  error: {assets['error']}")
+    for asset, parts in assets.items() if "error" not in assets else []:
+        newest = max(parts.values(), key=lambda p: p["timestamp"])
+        print(
+            f"  {asset}: {len(parts)} partition(s), code {newest['code_version']}, "
+            f"data {newest['data_version']}"
+        )
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
+    from geo_rag_runtime.errors import GeoRagError
+    from geo_rag_runtime.service import RagService, format_answer
+
+    try:
+        service = RagService(settings)
+        answer = service.ask(args.question, mode=args.mode, top_k=args.top_k)
+    except GeoRagError as exc:
+        if args.json:
+            print(json.dumps({"error": type(exc).__name__, "message": str(exc)}))
+        else:
+            print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(answer.model_dump_json())
+    else:
+        print(format_answer(answer))
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    import uvicorn
+
+    from geo_rag_runtime.server import create_app
+
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+    return 0
+
+
+def cmd_evaluate(args: argparse.Namespace, settings: Settings) -> int:
+    extra: list[str] = []
+    if args.dataset:
+        extra += ["--dataset", os.path.abspath(args.dataset)]
+    if args.out:
+        extra += ["--out", os.path.abspath(args.out)]
+    return _run_dagster_command(settings, "evaluate", *extra).returncode
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="geo-rag", description="HybridRAG over geochemistry papers.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser(
+        "ingest", help="materialize the asset graph for PDFs or folders (default: papers folder)"
+    )
+    p.add_argument("paths", nargs="*", help="PDF files or folders")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_ingest)
+    p = sub.add_parser("ask", help="answer a question from the materialized stores")
+    p.add_argument("question")
+    p.add_argument("--mode", choices=["hybrid", "baseline"], default="hybrid")
+    p.add_argument("--top-k", type=int, default=None, dest="top_k")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_ask)
+    p = sub.add_parser("serve", help="HTTP API: POST /ask, GET /health")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.set_defaults(func=cmd_serve)
+    p = sub.add_parser("evaluate", help="HybridRAG vs BaselineRAG with RAGAS metrics")
+    p.add_argument("--dataset", help="JSONL evaluation dataset (default: the shipped one)")
+    p.add_argument("--out", help="output folder for tables and plots")
+    p.set_defaults(func=cmd_evaluate)
+    p = sub.add_parser("status", help="counts per store and versions of materialized assets")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_status)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    for key, value in OFFLINE_FLAGS.items():
+        os.environ.setdefault(key, value)
+    args = build_parser().parse_args(argv)
+    settings = get_settings()
+    return int(args.func(args, settings))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

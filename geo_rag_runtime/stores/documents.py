@@ -1,0 +1,196 @@
+"""The document store: papers, chunks and triples through the pymongo API.
+
+``MONGODB_URI`` selects a real MongoDB (``pymongo.MongoClient``); otherwise the embedded default
+is ``litemongo`` (mongomock over SQLite files under ``GEO_RAG_HOME/documents``), which speaks the
+same API in process. Every write is an upsert keyed by a deterministic id, so re-running a stage is
+idempotent.
+
+Concurrency: Dagster runs steps in separate processes. Single-document upserts from two processes
+into litemongo were measured not to lose documents (tests/runtime/test_documents.py), but a
+paper's chunk set is replaced in two steps (delete stale ids, upsert the new ones), and litemongo's
+unique indexes are checked in process only. So on the embedded store every write method holds an
+inter-process file lock (``documents.lock``); the Dagster pool ``docstore`` additionally keeps
+writes to one at a time. A real MongoDB needs neither.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+
+from geo_rag_runtime import contract
+from geo_rag_runtime.errors import StoreError
+from geo_rag_runtime.models import Chunk, Paper, Triple
+from geo_rag_runtime.settings import Settings
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+
+
+class DocumentStore:
+    """Papers, chunks and triples with unique ids; one instance per run (no shared state)."""
+
+    def __init__(self, database: Any, *, lock_path: Path | None = None, backend: str = "mongodb") -> None:
+        self.db = database
+        self.backend = backend
+        self._lock = FileLock(str(lock_path), timeout=120) if lock_path else None
+        self._client: Any = None
+
+    # -- plumbing -------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        if self._lock is None:
+            yield
+        else:
+            with self._lock:
+                yield
+
+    def ensure_indexes(self) -> None:
+        """Unique ids per collection plus the lookups the pipeline does (by paper, by hash)."""
+        with self._writing():
+            self.db[contract.PAPERS].create_index("paper_id", unique=True)
+            self.db[contract.PAPERS].create_index("sha256", unique=True)
+            self.db[contract.CHUNKS].create_index("chunk_id", unique=True)
+            self.db[contract.CHUNKS].create_index("paper_id")
+            self.db[contract.TRIPLES].create_index("triple_id", unique=True)
+            self.db[contract.TRIPLES].create_index("paper_id")
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    # -- papers ---------------------------------------------------------------------------
+    def upsert_paper(self, paper: Paper, **extra: Any) -> None:
+        doc = paper.model_dump()
+        doc.update(extra)
+        doc["_id"] = paper.paper_id
+        doc["updated_at"] = _now()
+        with self._writing():
+            self.db[contract.PAPERS].replace_one({"_id": paper.paper_id}, doc, upsert=True)
+
+    def set_paper_fields(self, paper_id: str, **fields: Any) -> None:
+        with self._writing():
+            self.db[contract.PAPERS].update_one({"_id": paper_id}, {"$set": fields})
+
+    def get_paper(self, paper_id: str) -> dict[str, Any] | None:
+        return self.db[contract.PAPERS].find_one({"_id": paper_id})
+
+    def find_paper_by_sha256(self, sha256: str) -> dict[str, Any] | None:
+        return self.db[contract.PAPERS].find_one({"sha256": sha256})
+
+    def find_paper_by_source(self, source_file: str) -> dict[str, Any] | None:
+        return self.db[contract.PAPERS].find_one({"source_file": source_file})
+
+    def papers(self) -> list[dict[str, Any]]:
+        projection = {"sections": 0, "references": 0, "captions": 0}
+        return list(self.db[contract.PAPERS].find({}, projection).sort("source_file", 1))
+
+    # -- chunks ---------------------------------------------------------------------------
+    def replace_chunks(self, paper_id: str, chunks: Sequence[Chunk]) -> dict[str, int]:
+        """Make the stored chunks of a paper exactly ``chunks`` (upsert new, delete stale)."""
+        from pymongo import ReplaceOne
+
+        ids = [c.chunk_id for c in chunks]
+        if len(set(ids)) != len(ids):
+            raise StoreError(f"duplicate chunk ids for paper {paper_id}")
+        with self._writing():
+            col = self.db[contract.CHUNKS]
+            stale = col.delete_many({"paper_id": paper_id, "chunk_id": {"$nin": ids}}).deleted_count
+            if chunks:
+                col.bulk_write(
+                    [
+                        ReplaceOne({"_id": c.chunk_id}, {**c.model_dump(), "_id": c.chunk_id}, upsert=True)
+                        for c in chunks
+                    ],
+                    ordered=False,
+                )
+        return {"upserted": len(chunks), "deleted_stale": stale}
+
+    def chunks_for_paper(self, paper_id: str) -> list[Chunk]:
+        docs = self.db[contract.CHUNKS].find({"paper_id": paper_id}).sort("ordinal", 1)
+        return [Chunk.model_validate(_strip_id(d)) for d in docs]
+
+    def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        docs = {d["_id"]: d for d in self.db[contract.CHUNKS].find({"_id": {"$in": list(chunk_ids)}})}
+        return [Chunk.model_validate(_strip_id(docs[i])) for i in chunk_ids if i in docs]
+
+    # -- triples --------------------------------------------------------------------------
+    def replace_triples(self, paper_id: str, triples: Sequence[Triple]) -> dict[str, int]:
+        from pymongo import ReplaceOne
+
+        unique = {t.triple_id: t for t in triples}
+        with self._writing():
+            col = self.db[contract.TRIPLES]
+            stale = col.delete_many({"paper_id": paper_id, "triple_id": {"$nin": list(unique)}}).deleted_count
+            if unique:
+                col.bulk_write(
+                    [
+                        ReplaceOne({"_id": i}, {**t.model_dump(), "_id": i}, upsert=True)
+                        for i, t in unique.items()
+                    ],
+                    ordered=False,
+                )
+        return {"upserted": len(unique), "deleted_stale": stale}
+
+    def triples_for_paper(self, paper_id: str) -> list[Triple]:
+        docs = self.db[contract.TRIPLES].find({"paper_id": paper_id})
+        return [Triple.model_validate(_strip_id(d)) for d in docs]
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def delete_paper(self, paper_id: str) -> dict[str, int]:
+        """Remove a paper and everything derived from it in this store."""
+        with self._writing():
+            return {
+                "papers": self.db[contract.PAPERS].delete_many({"_id": paper_id}).deleted_count,
+                "chunks": self.db[contract.CHUNKS].delete_many({"paper_id": paper_id}).deleted_count,
+                "triples": self.db[contract.TRIPLES].delete_many({"paper_id": paper_id}).deleted_count,
+            }
+
+    def counts(self) -> dict[str, int]:
+        return {
+            name: self.db[name].count_documents({})
+            for name in (contract.PAPERS, contract.CHUNKS, contract.TRIPLES)
+        }
+
+    def set_meta(self, key: str, value: Any) -> None:
+        with self._writing():
+            self.db[contract.META].replace_one({"_id": key}, {"_id": key, "value": value}, upsert=True)
+
+    def get_meta(self, key: str) -> Any:
+        doc = self.db[contract.META].find_one({"_id": key})
+        return doc["value"] if doc else None
+
+
+def _strip_id(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k != "_id"}
+
+
+def open_document_store(settings: Settings) -> DocumentStore:
+    """Connect to MongoDB when ``MONGODB_URI`` is set, else to the embedded litemongo store."""
+    if settings.mongodb_uri:
+        import pymongo
+
+        client: Any = pymongo.MongoClient(settings.mongodb_uri, serverSelectionTimeoutMS=5000)
+        try:
+            client.admin.command("ping")
+        except Exception as exc:  # pymongo raises several types; all mean "not reachable"
+            raise StoreError(f"MongoDB at {settings.mongodb_uri} is not reachable: {exc}") from exc
+        store = DocumentStore(client[settings.mongodb_db], backend="mongodb")
+    else:
+        import litemongo
+
+        folder = settings.path("documents")
+        client = litemongo.connect(str(folder))
+        store = DocumentStore(
+            client[settings.mongodb_db], lock_path=folder / "documents.lock", backend="litemongo"
+        )
+    store._client = client
+    store.ensure_indexes()
+    return store
