@@ -1,15 +1,15 @@
 """The exception hierarchy of GeoRAG, in one place.
 
-    GeoRagError
-    ├── ConfigurationError        a setting is missing or inconsistent (e.g. embedding model mismatch)
-    ├── InputError                bad input: the message names the file or the field
-    │   ├── PdfError              not a PDF, corrupt, encrypted, empty or image-only, too large
-    │   ├── TeiError              malformed or empty TEI
-    │   ├── DuplicatePaperError   same bytes as an already ingested paper
-    │   └── QueryError            empty, oversized or otherwise unusable question
-    ├── ServiceError              an external service failed
-    │   └── ServiceUnavailableError  down, timed out or overloaded: retrying later may help
-    └── StoreError                a store is missing, unreadable or inconsistent
+GeoRagError
+├── ConfigurationError        a setting is missing or inconsistent (e.g. embedding model mismatch)
+├── InputError                bad input: the message names the file or the field
+│   ├── PdfError              not a PDF, corrupt, encrypted, empty or image-only, too large
+│   ├── TeiError              malformed or empty TEI
+│   ├── DuplicatePaperError   same bytes as an already ingested paper
+│   └── QueryError            empty, oversized or otherwise unusable question
+├── ServiceError              an external service failed
+│   └── ServiceUnavailableError  down, timed out or overloaded: retrying later may help
+└── StoreError                a store is missing, unreadable or inconsistent
 """
 
 from __future__ import annotations
