@@ -1,0 +1,166 @@
+"""Paper → CleanedPaper: the readable text of a whole paper with exact section offsets.
+
+Layout of ``CleanedPaper.text`` (blocks separated by one blank line):
+
+    title
+    Abstract section       kind "abstract"   abstract paragraphs (+ "Keywords: ..." if any)
+    body sections          kind "body"       heading line, then its paragraphs
+    Figure and table captions  kind "captions"  one paragraph per caption ("Figure 1. ...")
+    References             kind "references" one line per reference (always last)
+
+The title line is text but not a section: every chunk carries the title as metadata, so it is not
+chunked on its own. Every ``CleanSection`` satisfies ``text[s.char_start:s.char_end] == s.text``.
+
+Repeated metadata is dropped before layout: publisher boilerplate paragraphs (licence, copyright,
+DOI-only, received/accepted lines, page numbers), copies of the title inside body sections, short
+paragraphs (running headers/footers) that occur more than once in the paper, and verbatim copies
+of a longer paragraph after its first occurrence.
+"""
+
+from collections import Counter
+from typing import Literal
+
+from geo_rag_runtime.models import Caption, CleanedPaper, CleanSection, Paper, Reference
+from geo_rag_runtime.text.clean import clean_text, is_boilerplate, line_key
+from geo_rag_runtime.text.normalize import normalize_tokens
+
+__all__ = ["clean_paper", "caption_line", "reference_line"]
+
+Kind = Literal["abstract", "body", "captions", "references"]
+SEPARATOR = "\n\n"
+ABSTRACT_HEADING = "Abstract"
+CAPTIONS_HEADING = "Figure and table captions"
+REFERENCES_HEADING = "References"
+# paragraphs up to this length that occur twice or more are running headers/footers, not content
+_SHORT_REPEAT_CHARS = 200
+
+
+def _flatten(text: str) -> str:
+    """One cleaned line: for headings, captions and references, where paragraph breaks are noise."""
+    return " ".join(clean_text(text).split())
+
+
+def caption_line(caption: Caption) -> str:
+    """ "Figure 3. <text>": the label is prefixed unless the caption text already starts with it."""
+    text = _flatten(caption.text)
+    label = _flatten(caption.label or "")
+    word = "Figure" if caption.kind == "figure" else "Table"
+    if label and not any(c.isalpha() for c in label):
+        label = f"{word} {label.rstrip('.:')}"
+    if not label:
+        return text
+    lowered = text.lower()
+    if lowered.startswith(label.lower()) or lowered.startswith(("fig", "table", "tab.")):
+        return text
+    return f"{label}. {text}" if text else label
+
+
+def reference_line(ref: Reference) -> str:
+    """One readable line per reference: the raw string when GROBID kept it, else the fields."""
+    if ref.raw and ref.raw.strip():
+        return _flatten(ref.raw)
+    parts = []
+    if ref.authors:
+        parts.append(", ".join(ref.authors))
+    if ref.year:
+        parts.append(f"({ref.year})")
+    for field in (ref.title, ref.venue):
+        if field:
+            parts.append(field.rstrip(".") + ".")
+    if ref.doi:
+        parts.append(f"doi:{ref.doi}")
+    return _flatten(" ".join(parts))
+
+
+def _paragraphs(raw: list[str]) -> list[str]:
+    """Clean each paragraph; a raw paragraph may hold several (blank-line separated)."""
+    out: list[str] = []
+    for para in raw:
+        out.extend(p for p in clean_text(para).split(SEPARATOR) if p.strip())
+    return out
+
+
+def _drop_repeated(sections: list[tuple[str, list[str]]], title: str) -> list[tuple[str, list[str]]]:
+    """Remove boilerplate, title copies, repeated short paragraphs and later verbatim copies."""
+    counts: Counter[str] = Counter(line_key(p) for _, paras in sections for p in paras)
+    title_key = line_key(title) if title else None
+    seen: set[str] = set()
+    kept_sections = []
+    for heading, paras in sections:
+        kept = []
+        for para in paras:
+            key = line_key(para)
+            if is_boilerplate(para) or key == title_key:
+                continue
+            if len(para) <= _SHORT_REPEAT_CHARS and counts[key] > 1:
+                continue
+            if key in seen:
+                continue
+            seen.add(key)
+            kept.append(para)
+        kept_sections.append((heading, kept))
+    return kept_sections
+
+
+def _heading(number: str | None, heading: str) -> str:
+    heading = _flatten(heading)
+    number = _flatten(number or "")
+    if number and not heading.startswith(number):
+        return f"{number} {heading}".strip()
+    return heading
+
+
+def clean_paper(paper: Paper) -> CleanedPaper:
+    """Build the cleaned, readable text of ``paper`` with its section offsets and keyword tokens."""
+    title = _flatten(paper.title)
+    body = [(_heading(s.number, s.heading), _paragraphs(s.paragraphs)) for s in paper.sections]
+    body = _drop_repeated(body, title)
+
+    blocks: list[tuple[str, Kind, str]] = []  # (heading, kind, text)
+    abstract = _paragraphs([paper.abstract]) if paper.abstract else []
+    abstract = [p for p in abstract if not is_boilerplate(p)]
+    if paper.keywords:
+        abstract.append("Keywords: " + "; ".join(_flatten(k) for k in paper.keywords if k.strip()))
+    if abstract:
+        blocks.append((ABSTRACT_HEADING, "abstract", SEPARATOR.join(abstract)))
+    for heading, paras in body:
+        lines = ([heading] if heading else []) + paras
+        if paras:  # a heading without paragraphs still introduces the subsections that follow
+            blocks.append((heading, "body", SEPARATOR.join(lines)))
+        elif heading and not is_boilerplate(heading):
+            blocks.append((heading, "body", heading))
+    captions = [line for line in (caption_line(c) for c in paper.captions) if line]
+    if captions:
+        blocks.append((CAPTIONS_HEADING, "captions", SEPARATOR.join(captions)))
+    references = [line for line in (reference_line(r) for r in paper.references) if line]
+    if references:
+        blocks.append((REFERENCES_HEADING, "references", "\n".join(references)))
+
+    pieces: list[str] = []
+    sections: list[CleanSection] = []
+    offset = 0
+    if title:
+        pieces.append(title)
+        offset = len(title)
+    for heading, kind, text in blocks:
+        if pieces:
+            pieces.append(SEPARATOR)
+            offset += len(SEPARATOR)
+        sections.append(
+            CleanSection(
+                heading=heading, kind=kind, text=text, char_start=offset, char_end=offset + len(text)
+            )
+        )
+        pieces.append(text)
+        offset += len(text)
+    full_text = "".join(pieces)
+
+    ref_start = next((s.char_start for s in sections if s.kind == "references"), len(full_text))
+    return CleanedPaper(
+        paper_id=paper.paper_id,
+        source_file=paper.source_file,
+        title=title,
+        text=full_text,
+        sections=sections,
+        tokens=normalize_tokens(full_text[:ref_start]),
+    )

@@ -1,0 +1,112 @@
+"""Build real Paper objects for the cleaning/chunking tests without depending on the TEI parser.
+
+``paper_from_tei`` reads a real GROBID TEI minimally with lxml (title, abstract, body divs with
+their heads and paragraphs, figure captions, references); ``paper_from_pdf`` splits the pypdf text
+of a corpus PDF into pseudo-sections at numbered headings. The real parser is geo_assets/lib/tei.py.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import pypdf
+from lxml import etree
+
+from geo_rag_runtime.contract import file_sha256, paper_id_from_sha256
+from geo_rag_runtime.models import Caption, Paper, Reference, Section
+from geo_rag_runtime.text.clean import strip_repeated_lines
+
+TEI = {"t": "http://www.tei-c.org/ns/1.0"}
+
+
+def _text(node: etree._Element | None) -> str:
+    return " ".join("".join(node.itertext()).split()) if node is not None else ""
+
+
+def paper_from_tei(path: Path) -> Paper:
+    root = etree.parse(str(path)).getroot()
+    title = _text(root.find(".//t:titleStmt/t:title", TEI))
+    abstract = "\n\n".join(_text(p) for p in root.iterfind(".//t:profileDesc/t:abstract//t:p", TEI))
+    sections = []
+    for div in root.iterfind(".//t:text/t:body/t:div", TEI):
+        head = div.find("t:head", TEI)
+        sections.append(
+            Section(
+                heading=_text(head),
+                number=head.get("n") if head is not None else None,
+                paragraphs=[_text(p) for p in div.iterfind("t:p", TEI)],
+            )
+        )
+    captions = [
+        Caption(
+            kind="table" if fig.get("type") == "table" else "figure",
+            label=_text(fig.find("t:label", TEI)) or None,
+            text=_text(fig.find("t:figDesc", TEI)),
+        )
+        for fig in root.iterfind(".//t:text/t:body/t:figure", TEI)
+        if _text(fig.find("t:figDesc", TEI))
+    ]
+    references = []
+    for bibl in root.iterfind(".//t:back//t:listBibl/t:biblStruct", TEI):
+        raw = _text(bibl.find("t:note[@type='raw_reference']", TEI)) or None
+        authors = [_text(a) for a in bibl.iterfind("t:analytic/t:author/t:persName/t:surname", TEI)]
+        date = bibl.find(".//t:imprint/t:date", TEI)
+        references.append(
+            Reference(
+                ref_id=bibl.get("{http://www.w3.org/XML/1998/namespace}id"),
+                title=_text(bibl.find("t:analytic/t:title", TEI))
+                or _text(bibl.find("t:monogr/t:title", TEI)),
+                authors=authors,
+                year=date.get("when") if date is not None else None,
+                venue=_text(bibl.find("t:monogr/t:title", TEI)) or None,
+                raw=raw,
+            )
+        )
+    sha = file_sha256(path)
+    return Paper(
+        paper_id=paper_id_from_sha256(sha),
+        source_file=path.name,
+        sha256=sha,
+        title=title,
+        abstract=abstract,
+        sections=sections,
+        captions=captions,
+        references=references,
+        tei_producer="GROBID",
+    )
+
+
+_HEADING = re.compile(r"^(\d{1,2}(?:\.\d{1,2})*)\.? +([A-Z][^.!?]{2,80})$")
+_REFERENCES = re.compile(r"^\s*(references( cited)?|bibliography)\s*$", re.IGNORECASE)
+
+
+@lru_cache(maxsize=8)
+def paper_from_pdf(path: Path) -> Paper:
+    """pypdf text, headers/footers stripped, split at numbered headings ("2.1 Estimating ...")."""
+    pages = strip_repeated_lines(p.extract_text() or "" for p in pypdf.PdfReader(path).pages)
+    lines = "\n".join(pages).splitlines()
+    cut = next((i for i, line in enumerate(lines) if _REFERENCES.match(line)), len(lines))
+    sections = [Section(heading="", paragraphs=[])]
+    for line in lines[:cut]:
+        match = _HEADING.match(line.strip())
+        if match:
+            sections.append(Section(heading=match.group(2), number=match.group(1), paragraphs=[]))
+        elif line.strip():
+            paras = sections[-1].paragraphs
+            if paras:
+                paras[-1] += "\n" + line
+            else:
+                paras.append(line)
+    references = [Reference(raw=line) for line in lines[cut + 1 :] if line.strip()]
+    sha = file_sha256(path)
+    return Paper(
+        paper_id=paper_id_from_sha256(sha),
+        source_file=path.name,
+        sha256=sha,
+        title=path.stem,
+        sections=[s for s in sections if s.paragraphs or s.heading],
+        references=references,
+        tei_producer="pypdf (test)",
+    )
