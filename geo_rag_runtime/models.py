@@ -158,6 +158,11 @@ class Citation(BaseModel):
     title: str
 
 
+def empty_contexts() -> dict[str, dict[str, Any]]:
+    """The context dictionary of PAPER.md with nothing retrieved."""
+    return {"VectorRAG_Context": {}, "GraphRAG_Context": {}}
+
+
 class Answer(BaseModel):
     """The `geo-rag ask --json` object (see DESIGN.md, command line contract)."""
 
@@ -167,9 +172,7 @@ class Answer(BaseModel):
     answer: str
     generator: str
     citations: list[Citation] = Field(default_factory=list)
-    contexts: dict[str, dict[str, Any]] = Field(
-        default_factory=lambda: {"VectorRAG_Context": {}, "GraphRAG_Context": {}}
-    )
+    contexts: dict[str, dict[str, Any]] = Field(default_factory=lambda: empty_contexts())
     timings_ms: dict[str, float] = Field(default_factory=dict)
     mode: Literal["hybrid", "baseline"] = "hybrid"
     notes: list[str] = Field(default_factory=list)  # degradations, fallbacks, low-confidence routing
