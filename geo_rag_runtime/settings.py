@@ -63,7 +63,7 @@ class Settings(BaseSettings):
 
     # query time
     top_k: int = 5
-    classifier_min_confidence: float = 0.45
+    classifier_min_confidence: float = 0.6
     context_token_budget: int = 3000
     max_question_chars: int = 2000
     api_token: str | None = None
