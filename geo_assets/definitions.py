@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from geo_assets.assets import graph, index, ingest
+from geo_assets.assets import graph, index, ingest, queries
 from geo_assets.partitions import papers_partitions
 from geo_assets.resources import default_resources
 from geo_assets.sensors import build_sensor_and_schedule
@@ -17,7 +17,7 @@ PER_PAPER_ASSETS = [
     graph.knowledge_graph,
 ]
 SOURCE_ASSETS = [ingest.raw_pdf]
-CORPUS_ASSETS: list[dg.AssetsDefinition] = []
+CORPUS_ASSETS: list[dg.AssetsDefinition] = [queries.synthetic_queries, queries.query_classifier]
 
 ingest_paper_job = dg.define_asset_job(
     "ingest_paper_job",
