@@ -83,7 +83,7 @@ def knowledge_graph(
     with graph.open() as g:
         g.ensure_schema()
         stats = g.load(info, paper_chunks, paper_triples)
-        loaded = g.paper_fact_count(paper_id)
+        loaded = g.paper_counts(paper_id)["facts"]
     expected = len({t.triple_id for t in paper_triples})
     yield dg.AssetCheckResult(
         check_name="loaded_equals_extracted",

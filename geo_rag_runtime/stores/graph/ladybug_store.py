@@ -1,0 +1,217 @@
+"""The embedded graph store: LadybugDB (maintained Kuzu fork), a Cypher database in one folder on disk.
+
+LadybugDB lets one process open a database read-write at a time (a second writer fails on the file lock)
+while read-only opens still succeed. Dagster runs partitions in separate processes, so by default each
+operation opens the database, works, and closes it again, and writers take a ``filelock`` first so they
+queue instead of failing. ``keep_open=True`` holds one connection (benchmarks, a single process).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock, Timeout
+
+from geo_rag_runtime.errors import StoreError
+from geo_rag_runtime.models import Chunk, Triple
+from geo_rag_runtime.stores.graph import cypher
+from geo_rag_runtime.stores.graph.base import (
+    LEAF_TYPES,
+    Fact,
+    GraphStore,
+    LoadStats,
+    check_depth,
+    facts_from_rows,
+    paper_rows,
+)
+
+_MAX_IDS = 50_000
+
+
+class LadybugGraphStore(GraphStore):
+    """Graph store in a LadybugDB database at ``path`` (a file; its folder is created)."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        read_only: bool = False,
+        keep_open: bool = False,
+        lock_timeout_s: float = 600.0,
+    ) -> None:
+        self.path = Path(path)
+        self.read_only = read_only
+        self.keep_open = keep_open
+        self._lock = FileLock(str(self.path) + ".lock", timeout=lock_timeout_s)
+        self._db: Any = None
+        self._conn: Any = None
+        self._schema_ready = False
+        if read_only and not self.path.exists():
+            raise StoreError(f"no graph database at {self.path}: ingest papers first")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    # -- connection handling --
+
+    def _open(self) -> Any:
+        import ladybug
+
+        if self._conn is None:
+            try:
+                self._db = ladybug.Database(str(self.path), read_only=self.read_only)
+                self._conn = ladybug.Connection(self._db)
+            except RuntimeError as exc:
+                raise StoreError(f"cannot open graph database {self.path}: {exc}") from exc
+        return self._conn
+
+    def _release(self) -> None:
+        if self._db is not None:
+            self._db.close()
+        self._db = self._conn = None
+
+    @contextlib.contextmanager
+    def _session(self, write: bool) -> Iterator[Any]:
+        if write and self.read_only:
+            raise StoreError("graph store opened read-only")
+        lock = self._lock if write else contextlib.nullcontext()
+        try:
+            with lock:
+                conn = self._open()
+                try:
+                    if write and not self._schema_ready:
+                        self._create_schema(conn)
+                    yield conn
+                finally:
+                    if not self.keep_open:
+                        self._release()
+        except Timeout as exc:
+            raise StoreError(f"graph database {self.path} stayed locked by another writer") from exc
+
+    @staticmethod
+    def _rows(conn: Any, query: str, params: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+        result = conn.execute(query, dict(params or {}))
+        columns = result.get_column_names()
+        return [dict(zip(columns, row, strict=True)) for row in result.get_all()]
+
+    @staticmethod
+    def _run(conn: Any, query: str, params: Mapping[str, Any] | None = None) -> None:
+        conn.execute(query, dict(params or {}))
+
+    def _create_schema(self, conn: Any) -> None:
+        for statement in cypher.LADYBUG_SCHEMA:
+            self._run(conn, statement)
+        self._schema_ready = True
+
+    # -- GraphStore --
+
+    def ensure_schema(self) -> None:
+        with self._session(write=True):
+            pass  # the session creates the schema
+
+    def load(
+        self, paper: Mapping[str, Any] | Any, chunks: Sequence[Chunk], triples: Sequence[Triple]
+    ) -> LoadStats:
+        rows = paper_rows(paper, chunks, triples)
+        pid = rows.paper["paper_id"]
+        with self._session(write=True) as conn:
+            self._run(conn, "BEGIN TRANSACTION")
+            try:
+                self._delete(conn, pid)
+                self._run(conn, cypher.LADYBUG_MERGE_PAPER, rows.paper)
+                # nodes first, then MATCH … MERGE the relationships (DESIGN.md: one combined UNWIND dropped rows)
+                for query, batch in (
+                    (cypher.LADYBUG_MERGE_CHUNKS, rows.chunks),
+                    (cypher.LADYBUG_MERGE_ENTITIES, rows.entities),
+                    (cypher.LADYBUG_MERGE_EXTRACTED_FROM, rows.chunks),
+                    (cypher.LADYBUG_MERGE_MENTIONS, rows.mentions),
+                    (cypher.LADYBUG_MERGE_FACTS, rows.facts),
+                ):
+                    if batch:  # ladybug cannot type an empty list parameter
+                        self._run(conn, query, {"rows": batch})
+                self._run(conn, "COMMIT")
+            except Exception:
+                self._run(conn, "ROLLBACK")
+                raise
+            stored = self._paper_counts(conn, pid)
+            expected = {"chunks": len(rows.chunks), "facts": len(rows.facts), "mentions": len(rows.mentions)}
+            if stored != expected:
+                raise StoreError(f"graph load of {pid} is incomplete: stored {stored}, expected {expected}")
+        return LoadStats(
+            nodes=1 + len(rows.chunks) + len(rows.entities),
+            relationships=len(rows.chunks) + len(rows.mentions) + len(rows.facts),
+            entities=len(rows.entities),
+            facts=len(rows.facts),
+            mentions=len(rows.mentions),
+            chunks=len(rows.chunks),
+        )
+
+    def _delete(self, conn: Any, paper_id: str) -> None:
+        params = {"paper_id": paper_id}
+        names = [r["name"] for r in self._rows(conn, cypher.LADYBUG_PAPER_ENTITY_NAMES, params)]
+        self._run(conn, cypher.LADYBUG_DELETE_FACTS, params)
+        self._run(conn, cypher.LADYBUG_DELETE_CHUNKS, params)
+        self._run(conn, cypher.LADYBUG_DELETE_PAPER, params)
+        if names:
+            self._run(conn, cypher.LADYBUG_DELETE_ORPHANS, {"names": names})
+
+    def delete_paper(self, paper_id: str) -> None:
+        with self._session(write=True) as conn:
+            self._run(conn, "BEGIN TRANSACTION")
+            try:
+                self._delete(conn, paper_id)
+                self._run(conn, "COMMIT")
+            except Exception:
+                self._run(conn, "ROLLBACK")
+                raise
+
+    def subgraph(self, entity_names: Sequence[str], depth: int, limit: int) -> list[Fact]:
+        names = sorted({n for n in entity_names if n})
+        if not names or limit <= 0:
+            return []
+        query = cypher.ladybug_subgraph_ids(check_depth(depth))
+        if not self.path.exists():
+            return []
+        with self._session(write=False) as conn:
+            try:
+                ids = [
+                    r["triple_id"]
+                    for r in self._rows(conn, query, {"names": names, "leaf_types": list(LEAF_TYPES)})
+                ]
+            except RuntimeError as exc:
+                if "does not exist" in str(exc):
+                    return []  # empty database: no tables yet
+                raise StoreError(f"graph query failed: {exc}") from exc
+            if not ids:
+                return []
+            rows = self._rows(
+                conn, cypher.LADYBUG_FACTS_BY_ID, {"ids": ids[:_MAX_IDS], "names": names, "limit": int(limit)}
+            )
+        return facts_from_rows(rows)
+
+    @staticmethod
+    def _scalar(conn: Any, query: str, params: Mapping[str, Any] | None = None) -> int:
+        rows = LadybugGraphStore._rows(conn, query, params)
+        return int(rows[0]["n"]) if rows else 0
+
+    def _paper_counts(self, conn: Any, paper_id: str) -> dict[str, int]:
+        return {
+            k: self._scalar(conn, q, {"paper_id": paper_id}) for k, q in cypher.LADYBUG_PAPER_COUNTS.items()
+        }
+
+    def counts(self) -> dict[str, int]:
+        if not self.path.exists():
+            return dict.fromkeys(cypher.LADYBUG_COUNTS, 0)
+        with self._session(write=False) as conn:
+            try:
+                return {k: self._scalar(conn, q) for k, q in cypher.LADYBUG_COUNTS.items()}
+            except RuntimeError:
+                return dict.fromkeys(cypher.LADYBUG_COUNTS, 0)
+
+    def paper_counts(self, paper_id: str) -> dict[str, int]:
+        with self._session(write=False) as conn:
+            return self._paper_counts(conn, paper_id)
+
+    def close(self) -> None:
+        self._release()

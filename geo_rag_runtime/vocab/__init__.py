@@ -1,0 +1,39 @@
+"""Geochemical vocabulary and entity recognition, shared by ingest and query time."""
+
+from geo_rag_runtime.vocab.recognizer import (
+    Quantity,
+    Recognizer,
+    entity_names,
+    get_recognizer,
+    parse_quantity,
+    recognize,
+    recognize_whole,
+)
+from geo_rag_runtime.vocab.vocabulary import (
+    ENTITY_TYPES,
+    INVERSE_RELATIONS,
+    QUANTITY_TYPES,
+    RELATIONS,
+    RelationSpec,
+    Vocabulary,
+    load_vocabulary,
+    normalize_text,
+)
+
+__all__ = [
+    "ENTITY_TYPES",
+    "INVERSE_RELATIONS",
+    "QUANTITY_TYPES",
+    "RELATIONS",
+    "Quantity",
+    "Recognizer",
+    "RelationSpec",
+    "Vocabulary",
+    "entity_names",
+    "get_recognizer",
+    "load_vocabulary",
+    "normalize_text",
+    "parse_quantity",
+    "recognize",
+    "recognize_whole",
+]

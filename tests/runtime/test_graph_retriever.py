@@ -1,0 +1,110 @@
+"""Graph retrieval over a real LadybugDB store: question entities, depth, merging, widening, ranking."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from geo_assets.lib.extraction import extract_triples
+from geo_rag_runtime import contract
+from geo_rag_runtime.models import Chunk
+from geo_rag_runtime.retrieval.graph import GraphRetriever, choose_depth, display_name, merge_facts
+from geo_rag_runtime.stores.graph import Fact, LadybugGraphStore
+
+# Sentences from the shared corpus (Zhu 2024, Keller 2019, Vermeesch 2021) plus one on Sr isotopes.
+TEXT = (
+    "Zircon U–Pb dating results indicate the Silurian age of the Mukhar formation. "
+    "The felsic rocks have positive εNd(t) values (1.3–2.1). "
+    "The low Th/Ce (0.05–0.06) indicate negligible crustal contamination during the evolution of the basalts. "
+    "Hawaiian basalts are tholeiitic. "
+    "This section applies the discordance filters to zircon U–Pb analyses that were acquired by SHRIMP. "
+    "The 87Sr/86Sr ratios of the basalts indicate crustal contamination. "
+    "Sr-87 is produced by the decay of Rb-87."
+)
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Iterator[LadybugGraphStore]:
+    chunk = Chunk(
+        chunk_id=contract.chunk_id("p1", 0, TEXT),
+        paper_id="p1",
+        source_file="p1.pdf",
+        ordinal=0,
+        char_start=0,
+        char_end=len(TEXT),
+        token_count=100,
+        text=TEXT,
+    )
+    s = LadybugGraphStore(tmp_path / "graph.lbug", keep_open=True)
+    s.load({"paper_id": "p1", "title": "t", "source_file": "p1.pdf"}, [chunk], extract_triples([chunk]))
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize(
+    ("question", "category", "depth"),
+    [
+        ("What is the εNd of the felsic rocks?", None, 1),
+        ("Why do basalts show crustal contamination?", None, 2),
+        ("How does mineral composition affect element diffusion?", None, 2),
+        ("What is the zircon age?", "implicit_reasoning", 2),
+        ("Why is zircon dated?", "explicit_fact", 1),
+        ("List the isotopes of Sr.", "hidden_rationale", 2),
+    ],
+)
+def test_choose_depth(question: str, category: str | None, depth: int) -> None:
+    assert choose_depth(question, category) == depth
+
+
+def test_retrieve_facts_with_provenance(store: LadybugGraphStore) -> None:
+    items = GraphRetriever(store).retrieve("Which zircons were dated by U-Pb?")
+    texts = [i.text for i in items]
+    assert texts[0] == "Zircon DATED_BY U–Pb"  # touches both question entities
+    assert "U–Pb MEASURED_BY SHRIMP" in texts
+    top = items[0]
+    assert top.kind == "fact" and top.retriever == "graph" and top.paper_id == "p1"
+    assert top.provenance and {"paper_id", "chunk_id", "sentence", "extractor", "confidence"} <= set(
+        top.provenance[0]
+    )
+    assert "Zircon U–Pb dating" in top.provenance[0]["sentence"]
+    assert [i.score for i in items] == sorted((i.score for i in items), reverse=True)
+
+
+def test_depth_two_reaches_further(store: LadybugGraphStore) -> None:
+    retriever = GraphRetriever(store, min_facts=0)
+    one = {i.text for i in retriever.retrieve("basalts", depth=1)}
+    two = {i.text for i in retriever.retrieve("basalts", depth=2)}
+    assert one < two
+    assert "87Sr/86Sr INDICATES Crustal contamination" in two - one
+
+
+def test_scope_widens_when_little_is_found(store: LadybugGraphStore) -> None:
+    narrow = GraphRetriever(store, min_facts=0).retrieve("Hawaii", depth=1)
+    widened = GraphRetriever(store, min_facts=5).retrieve("Hawaii", depth=1)
+    assert len(narrow) < 5 and len(widened) > len(narrow)
+
+
+def test_no_entities_no_facts(store: LadybugGraphStore) -> None:
+    assert GraphRetriever(store).retrieve("What is the meaning of life?") == []
+    assert GraphRetriever(store, max_facts=2).retrieve("zircon U–Pb SHRIMP basalt", depth=2)[2:] == []
+
+
+def test_merge_folds_duplicates_and_inverses() -> None:
+    prov = [{"triple_id": "a", "confidence": 1.0}]
+    facts = [
+        Fact("87Sr", "Isotope", "ISOTOPE_OF", "Sr", "Element", list(prov)),
+        Fact("Sr", "Element", "HAS_ISOTOPE", "87Sr", "Isotope", [{"triple_id": "b", "confidence": 0.8}]),
+        Fact("87Sr", "Isotope", "ISOTOPE_OF", "Sr", "Element", list(prov)),
+    ]
+    merged = merge_facts(facts)
+    assert len(merged) == 1 and merged[0].key == ("87Sr", "ISOTOPE_OF", "Sr")
+    assert [p["triple_id"] for p in merged[0].provenance] == ["a", "b"]
+
+
+def test_display_names() -> None:
+    assert display_name("zircon") == "Zircon"
+    assert display_name("87Sr/86Sr") == "87Sr/86Sr"
+    assert display_name("εNd") == "εNd"
+    assert display_name("MORB") == "MORB"
