@@ -1,0 +1,48 @@
+"""The code location loads, and its asset keys and dependencies match the design (a snapshot)."""
+
+from __future__ import annotations
+
+import warnings
+
+warnings.filterwarnings("ignore", category=Warning, module="dagster")
+
+from geo_assets.definitions import defs  # noqa: E402
+
+EXPECTED_DEPS = {
+    "raw_pdf": set(),
+    "tei_xml": {"raw_pdf"},
+    "paper_json": {"tei_xml"},
+    "cleaned_text": {"paper_json"},
+    "chunks": {"cleaned_text"},
+    "chunk_embeddings": {"chunks"},
+    "triples": {"chunks"},
+    "knowledge_graph": {"triples"},
+}
+
+
+def _graph() -> dict[str, set[str]]:
+    graph = defs.resolve_asset_graph()
+    return {
+        key.to_user_string(): {p.to_user_string() for p in graph.get(key).parent_keys}
+        for key in graph.get_all_asset_keys()
+    }
+
+
+def test_asset_graph_matches_design() -> None:
+    deps = _graph()
+    for asset, parents in EXPECTED_DEPS.items():
+        assert deps[asset] == parents, asset
+
+
+def test_every_materializable_asset_has_code_version_and_group() -> None:
+    graph = defs.resolve_asset_graph()
+    for key in graph.materializable_asset_keys:
+        node = graph.get(key)
+        assert node.code_version, key
+        assert node.group_name in {"ingest", "index", "graph", "queries", "evaluation"}, key
+
+
+def test_jobs_sensor_and_schedule_resolve() -> None:
+    assert defs.get_job_def("ingest_paper_job") is not None
+    assert defs.get_sensor_def("new_papers_sensor") is not None
+    assert defs.get_schedule_def("nightly_rescan") is not None
