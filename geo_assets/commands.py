@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,13 @@ import dagster as dg
 
 from geo_assets.lib import registry
 from geo_assets.partitions import PAPERS
+from geo_rag_runtime import contract
+
+warnings.filterwarnings("ignore", category=dg.BetaWarning)
+warnings.filterwarnings("ignore", category=dg.PreviewWarning)
+
+# Dagster's console logger prints every event at DEBUG; the CLI prints its own summary lines.
+QUIET = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}
 
 
 def _failure_messages(result: dg.ExecuteInProcessResult) -> list[str]:
@@ -40,7 +48,34 @@ def _skipped_duplicates(result: dg.ExecuteInProcessResult) -> list[str]:
     return notes
 
 
-def ingest(paths: list[str], *, progress: bool | None = None, corpus_assets: bool = True) -> int:
+def up_to_date(
+    instance: dg.DagsterInstance, assets: list[dg.AssetsDefinition], key: str, sha256: str, store: Any
+) -> bool:
+    """True when this partition's paper has these bytes and every per-paper asset was materialized
+    with the current code version, no older than its TEI (so a failed later step is not skipped)."""
+    paper = store.db["papers"].find_one({"partition_key": key}, {"sha256": 1})
+    if paper is None or paper.get("sha256") != sha256:
+        return False
+    newest_upstream = 0.0
+    for asset in assets:
+        for asset_key in asset.keys:
+            records = instance.fetch_materializations(
+                dg.AssetRecordsFilter(asset_key=asset_key, asset_partitions=[key]), limit=1
+            ).records
+            if not records or records[0].asset_materialization is None:
+                return False
+            tags = records[0].asset_materialization.tags or {}
+            if tags.get("dagster/code_version") != asset.code_versions_by_key.get(asset_key):
+                return False
+            if records[0].timestamp < newest_upstream:
+                return False
+            newest_upstream = max(newest_upstream, records[0].timestamp)
+    return True
+
+
+def ingest(
+    paths: list[str], *, progress: bool | None = None, corpus_assets: bool = True, force: bool = False
+) -> int:
     """Register the PDFs, then materialize every per-paper asset for each one, one run per paper
     (one bad paper fails only its own run), then the corpus-wide assets. Returns the exit code."""
     from geo_assets.definitions import CORPUS_ASSETS, PER_PAPER_ASSETS, SOURCE_ASSETS
@@ -72,7 +107,15 @@ def ingest(paths: list[str], *, progress: bool | None = None, corpus_assets: boo
     failures: list[str] = []
     duplicates: list[str] = []
     timings: dict[str, float] = {}
-    bar = tqdm(list(dict.fromkeys(keys)), desc="ingest", unit="paper", disable=not show, file=sys.stderr)
+    unique = list(dict.fromkeys(zip(keys, pdfs, strict=True)))
+    current: list[tuple[str, Path]] = []
+    with resources["documents"].open() as store:
+        for key, pdf in unique:
+            if force or not up_to_date(instance, PER_PAPER_ASSETS, key, contract.file_sha256(pdf), store):
+                current.append((key, pdf))
+    for key, _ in sorted(set(unique) - set(current)):
+        print(f"up to date: {key}")
+    bar = tqdm([k for k, _ in current], desc="ingest", unit="paper", disable=not show, file=sys.stderr)
     for key in bar:
         bar.set_postfix_str(key[:40])
         started = time.perf_counter()
@@ -83,6 +126,7 @@ def ingest(paths: list[str], *, progress: bool | None = None, corpus_assets: boo
             instance=instance,
             resources=resources,
             raise_on_error=False,
+            run_config=QUIET,
             tags={"georag/reason": "cli-ingest"},
         )
         timings[key] = round(time.perf_counter() - started, 1)
@@ -99,6 +143,7 @@ def ingest(paths: list[str], *, progress: bool | None = None, corpus_assets: boo
             instance=instance,
             resources=resources,
             raise_on_error=False,
+            run_config=QUIET,
             tags={"georag/reason": "cli-ingest"},
         )
         timings["(corpus assets)"] = round(time.perf_counter() - started, 1)
@@ -110,9 +155,11 @@ def ingest(paths: list[str], *, progress: bool | None = None, corpus_assets: boo
         print(f"{key}: {seconds}s")
     for line in failures:
         print(f"FAILED {line}", file=sys.stderr)
+    ran = len(timings) - (1 if "(corpus assets)" in timings else 0)
+    failed_papers = len({f.split(":")[0] for f in failures})
     print(
-        f"ingested {len(timings) - (1 if '(corpus assets)' in timings else 0) - len(failures)} of "
-        f"{len(set(keys))} papers" + (f"; {len(failures)} failure(s)" if failures else "")
+        f"ingested {ran - failed_papers} of {ran} paper(s) run; {len(unique) - len(current)} already up to date"
+        + (f"; {len(failures)} failure(s)" if failures else "")
     )
     return 1 if failures else 0
 
@@ -151,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     p_ingest = sub.add_parser("ingest")
     p_ingest.add_argument("paths", nargs="*")
     p_ingest.add_argument("--no-progress", action="store_true")
+    p_ingest.add_argument("--force", action="store_true")
     sub.add_parser("versions")
     p_eval = sub.add_parser("evaluate")
     p_eval.add_argument("--dataset")
@@ -158,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
     if args.command == "ingest":
-        return ingest(args.paths, progress=False if args.no_progress else None)
+        return ingest(args.paths, progress=False if args.no_progress else None, force=args.force)
     if args.command == "versions":
         print(json.dumps(asset_versions()))
         return 0

@@ -27,7 +27,7 @@ def _run_dagster_command(
 
 
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
-    extra = ["--no-progress"] if args.no_progress else []
+    extra = (["--no-progress"] if args.no_progress else []) + (["--force"] if args.force else [])
     return _run_dagster_command(settings, "ingest", *extra, *args.paths).returncode
 
 
@@ -157,6 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("paths", nargs="*", help="PDF files or folders")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--force", action="store_true", help="re-run papers that are already up to date")
     p.set_defaults(func=cmd_ingest)
     p = sub.add_parser("ask", help="answer a question from the materialized stores")
     p.add_argument("question")
