@@ -49,7 +49,7 @@ def store_counts(settings: Settings) -> dict[str, Any]:
         counts["vectors"] = {
             "backend": "chroma-http" if settings.chroma_host else "chroma-persistent",
             "vectors": vectors.count(),
-            "model": vectors.stored_identity(),
+            "model": vectors.model_identity,
         }
     except Exception as exc:
         counts["vectors"] = {"error": str(exc)}

@@ -39,7 +39,6 @@ def chunk_embeddings(
     started = time.perf_counter()
     matrix = model.embed_documents([c.text for c in items])
     seconds = time.perf_counter() - started
-    vectors.delete_paper(paper_id)
     vectors.upsert_chunks(items, matrix, model.identity)
     sparse = vector_store.sparse()
     sparse.upsert_paper(paper_id, items)

@@ -1,0 +1,415 @@
+"""Chunk vectors in ChromaDB: embedded ``PersistentClient`` by default, a Chroma server when configured.
+
+Chroma never embeds anything here: every collection is opened with ``embedding_function=None`` (its
+default function would download ONNX weights) and every vector comes from our embedder. The
+collection uses the cosine space, so ``score = 1 - distance`` is the cosine similarity.
+
+One vector space per collection. The collection's metadata records the embedder identity (provider,
+model, dimension); ``ensure_model`` refuses to mix vectors of two models and names the fix.
+
+Several processes (Dagster runs each step in its own) may share the embedded store, which Chroma does
+not coordinate: measured here, two processes upserting 1,000 vectors each at once left 450 of the
+2,000 out of the HNSW index although ``count()`` showed them all, and without a lock a writer may
+even crash. Writes therefore hold a file lock in
+the store's folder and leave a generation marker; a store that sees another process's generation
+reopens its client before the next read or write, because an open client keeps serving its own
+in-memory index and would not see the new vectors. A Chroma server (``CHROMA_HOST``) does its own
+coordination; then neither lock nor marker is used.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from filelock import FileLock
+
+from geo_rag_runtime.errors import ConfigurationError, InputError, StoreError
+from geo_rag_runtime.models import Chunk, RetrievedItem
+from geo_rag_runtime.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+    from chromadb.api.models.Collection import Collection
+
+__all__ = ["ChromaVectorStore", "CHUNK_METADATA_KEYS"]
+
+# metadata stored with every vector (never None: Chroma rejects None values)
+CHUNK_METADATA_KEYS = (
+    "paper_id",
+    "source_file",
+    "title",
+    "section",
+    "ordinal",
+    "char_start",
+    "char_end",
+    "token_count",
+)
+_MODEL_KEY = "georag_embedding_model"
+_DIM_KEY = "georag_embedding_dim"
+_PROVIDER_KEY = "georag_embedding_provider"
+_GENERATION_FILE = ".georag-generation"
+_LOCK_FILE = ".georag-write.lock"
+
+
+def _chunk_metadata(chunk: Chunk) -> dict[str, str | int]:
+    return {
+        "paper_id": chunk.paper_id,
+        "source_file": chunk.source_file,
+        "title": chunk.title or "",
+        "section": chunk.section or "",
+        "ordinal": int(chunk.ordinal),
+        "char_start": int(chunk.char_start),
+        "char_end": int(chunk.char_end),
+        "token_count": int(chunk.token_count),
+    }
+
+
+def _describe(identity: Mapping[str, Any]) -> str:
+    return f"{identity.get('model')} (dim {identity.get('dim')})"
+
+
+class ChromaVectorStore:
+    """Upsert, delete and query chunk vectors; one instance per process/run (see module docstring)."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        client: ClientAPI | None = None,
+        collection: str | None = None,
+        read_only: bool = False,
+        lock_timeout_s: float = 300.0,
+    ) -> None:
+        os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+        self.settings = settings or get_settings()
+        self.collection_name = collection or self.settings.chroma_collection
+        self.read_only = read_only
+        self._given_client = client
+        self._embedded = client is None and not self.settings.chroma_host
+        self._folder: Path | None = self.settings.path("chroma") if self._embedded else None
+        self._lock = (
+            FileLock(str(self._folder / _LOCK_FILE), timeout=lock_timeout_s) if self._folder else None
+        )
+        self._client: ClientAPI | None = None
+        self._collection: Collection | None = None
+        self._generation: str | None = None
+
+    # ----------------------------------------------------------------- connection
+
+    @property
+    def location(self) -> str:
+        """Where the vectors live, for messages and status output."""
+        if self._folder is not None:
+            return str(self._folder)
+        if self._given_client is not None:
+            return "given client"
+        return f"http://{self.settings.chroma_host}:{self.settings.chroma_port}"
+
+    def _open_client(self) -> ClientAPI:
+        if self._given_client is not None:
+            return self._given_client
+        import chromadb
+        from chromadb.config import Settings as ChromaSettings
+
+        chroma_settings = ChromaSettings(anonymized_telemetry=False)
+        try:
+            if self._folder is not None:
+                return chromadb.PersistentClient(path=str(self._folder), settings=chroma_settings)
+            return chromadb.HttpClient(
+                host=self.settings.chroma_host or "localhost",
+                port=self.settings.chroma_port,
+                settings=chroma_settings,
+            )
+        except Exception as exc:  # chromadb raises ValueError / httpx errors / its own errors
+            raise StoreError(f"cannot open the Chroma vector store at {self.location}: {exc}") from exc
+
+    def _read_generation(self) -> str | None:
+        if self._folder is None:
+            return None
+        try:
+            return (self._folder / _GENERATION_FILE).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+
+    def _bump_generation(self) -> None:
+        if self._folder is None:
+            return
+        marker = self._folder / _GENERATION_FILE
+        tmp = marker.with_suffix(f".{uuid.uuid4().hex}.tmp")
+        generation = uuid.uuid4().hex
+        tmp.write_text(generation, encoding="utf-8")
+        os.replace(tmp, marker)
+        self._generation = generation
+
+    def _client_now(self) -> ClientAPI:
+        """The open client, reopened first if another process wrote since it was opened."""
+        generation = self._read_generation()
+        if self._client is not None and self._folder is not None and generation != self._generation:
+            self.close()
+        if self._client is None:
+            self._client = self._open_client()
+            self._generation = generation
+        return self._client
+
+    def _get_collection(self, *, create: bool) -> Collection | None:
+        client = self._client_now()
+        if self._collection is not None:
+            return self._collection
+        try:
+            if create:
+                self._collection = client.get_or_create_collection(
+                    self.collection_name,
+                    configuration={"hnsw": {"space": "cosine"}},
+                    embedding_function=None,
+                )
+            else:
+                existing = {c.name if hasattr(c, "name") else str(c) for c in client.list_collections()}
+                if self.collection_name not in existing:
+                    return None
+                self._collection = client.get_collection(self.collection_name, embedding_function=None)
+        except Exception as exc:
+            raise StoreError(
+                f"cannot open collection {self.collection_name!r} in the vector store at {self.location}: {exc}"
+            ) from exc
+        space = (self._collection.configuration or {}).get("hnsw") or {}
+        if space and space.get("space") not in (None, "cosine"):
+            raise StoreError(
+                f"collection {self.collection_name!r} at {self.location} uses the {space.get('space')!r} "
+                "space; GeoRAG needs 'cosine': delete the collection and re-ingest"
+            )
+        return self._collection
+
+    def close(self) -> None:
+        """Release the client (an embedded Chroma stops when its last client closes)."""
+        client, self._client, self._collection = self._client, None, None
+        if client is not None and client is not self._given_client and hasattr(client, "close"):
+            client.close()
+
+    def __enter__(self) -> ChromaVectorStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _writing(self) -> Iterator[Collection]:
+        if self.read_only:
+            raise StoreError(f"the vector store at {self.location} was opened read-only")
+        with self._lock if self._lock is not None else nullcontext():
+            collection = self._get_collection(create=True)
+            assert collection is not None
+            try:
+                yield collection
+            finally:  # even a failed write may have changed the index other processes hold
+                self._bump_generation()
+
+    # ----------------------------------------------------------------- model identity
+
+    @property
+    def model_identity(self) -> dict[str, Any] | None:
+        """The embedder identity recorded in the collection, or None if none was recorded."""
+        collection = self._get_collection(create=False)
+        metadata = (collection.metadata if collection is not None else None) or {}
+        if _MODEL_KEY not in metadata:
+            return None
+        return {
+            "provider": metadata.get(_PROVIDER_KEY, ""),
+            "model": metadata[_MODEL_KEY],
+            "dim": int(metadata.get(_DIM_KEY, 0)),
+        }
+
+    def check_model(self, identity: Mapping[str, Any]) -> bool:
+        """Raise ConfigurationError if the stored vectors come from another model; never writes.
+
+        Returns True when the identity is already recorded, False when the store holds no vectors
+        and no matching identity (so a writer may record it).
+        """
+        if "model" not in identity or "dim" not in identity:
+            raise ConfigurationError(f"an embedder identity needs 'model' and 'dim', got {dict(identity)}")
+        stored = self.model_identity
+        if (
+            stored is not None
+            and stored["model"] == identity["model"]
+            and stored["dim"] == int(identity["dim"])
+        ):
+            return True
+        held = self.count()
+        if held and stored is None:
+            raise ConfigurationError(
+                f"the vector store at {self.location} holds {held} vectors of an unrecorded model; "
+                f"configured {_describe(identity)}: re-ingest into an empty store"
+            )
+        if held and stored is not None:
+            raise ConfigurationError(
+                f"the vector store holds embeddings of {_describe(stored)}; configured {_describe(identity)}: "
+                "re-ingest or set GEO_RAG_EMBEDDING_MODEL"
+            )
+        return False
+
+    def ensure_model(self, identity: Mapping[str, Any]) -> None:
+        """Refuse to mix vector spaces; record the identity in an empty or new collection."""
+        if self.check_model(identity) or self.read_only:
+            return  # recorded already, or nothing stored to mix with and no right to write
+        with self._writing() as collection:
+            metadata = dict(collection.metadata or {})
+            metadata.update(
+                {
+                    _MODEL_KEY: str(identity["model"]),
+                    _DIM_KEY: int(identity["dim"]),
+                    _PROVIDER_KEY: str(identity.get("provider", "")),
+                }
+            )
+            collection.modify(metadata=metadata)
+
+    # ----------------------------------------------------------------- writes
+
+    def upsert_chunks(
+        self,
+        chunks: Sequence[Chunk],
+        embeddings: np.ndarray,
+        model_identity: Mapping[str, Any],
+        *,
+        prune_stale: bool = True,
+    ) -> int:
+        """Upsert chunk vectors keyed by chunk id; with ``prune_stale`` the papers' older chunks go.
+
+        Re-running the same input changes nothing (ids are deterministic). Pruning makes a re-chunked
+        paper hold exactly its new chunks instead of old and new side by side.
+        """
+        vectors = np.asarray(embeddings, dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape[0] != len(chunks):
+            raise InputError(f"{len(chunks)} chunks but embeddings of shape {tuple(vectors.shape)}")
+        if len(chunks) and vectors.shape[1] != int(model_identity["dim"]):
+            raise InputError(
+                f"embeddings have dimension {vectors.shape[1]} but the model identity says {model_identity['dim']}"
+            )
+        if not np.all(np.isfinite(vectors)):
+            raise InputError("embeddings contain NaN or infinite values")
+        ids = [chunk.chunk_id for chunk in chunks]
+        if len(set(ids)) != len(ids):
+            raise InputError("duplicate chunk ids in one upsert")
+        self.ensure_model(model_identity)
+        with self._writing() as collection:
+            if prune_stale:
+                keep = set(ids)
+                for paper_id in sorted({chunk.paper_id for chunk in chunks}):
+                    held = collection.get(where={"paper_id": paper_id}, include=[])["ids"]
+                    stale = [chunk_id for chunk_id in held if chunk_id not in keep]
+                    if stale:
+                        collection.delete(ids=stale)
+            step = self._max_batch(collection)
+            for start in range(0, len(chunks), step):
+                part = chunks[start : start + step]
+                collection.upsert(
+                    ids=ids[start : start + step],
+                    embeddings=vectors[start : start + step],
+                    documents=[chunk.text for chunk in part],
+                    metadatas=[_chunk_metadata(chunk) for chunk in part],
+                )
+        return len(chunks)
+
+    def _max_batch(self, collection: Collection) -> int:
+        client = self._client_now()
+        try:
+            return max(1, int(client.get_max_batch_size()))
+        except Exception:  # older servers do not report it
+            return 1000
+
+    def delete_paper(self, paper_id: str) -> int:
+        """Remove every vector of a paper; returns how many were removed."""
+        with self._writing() as collection:
+            held = collection.get(where={"paper_id": paper_id}, include=[])["ids"]
+            if held:
+                collection.delete(ids=held)
+        return len(held)
+
+    # ----------------------------------------------------------------- reads
+
+    def count(self) -> int:
+        collection = self._get_collection(create=False)
+        return int(collection.count()) if collection is not None else 0
+
+    def count_paper(self, paper_id: str) -> int:
+        collection = self._get_collection(create=False)
+        if collection is None:
+            return 0
+        return len(collection.get(where={"paper_id": paper_id}, include=[])["ids"])
+
+    def paper_ids(self) -> set[str]:
+        """Papers that have vectors (reads all metadata: for status output, not for queries)."""
+        collection = self._get_collection(create=False)
+        if collection is None:
+            return set()
+        metadatas = collection.get(include=["metadatas"])["metadatas"] or []
+        return {str(meta["paper_id"]) for meta in metadatas if meta and "paper_id" in meta}
+
+    def query(
+        self, embedding: np.ndarray, top_k: int, where: Mapping[str, Any] | None = None
+    ) -> list[RetrievedItem]:
+        """Nearest chunks by cosine similarity (best first); ``where`` is a Chroma where-clause."""
+        collection = self._get_collection(create=False)
+        if collection is None or top_k <= 0:
+            return []
+        total = collection.count()
+        if total == 0:
+            return []
+        vector = np.asarray(embedding, dtype=np.float32).reshape(1, -1)
+        stored = self.model_identity
+        if stored is not None and vector.shape[1] != stored["dim"]:
+            raise ConfigurationError(
+                f"the vector store holds embeddings of {_describe(stored)}; the query vector has "
+                f"dimension {vector.shape[1]}: re-ingest or set GEO_RAG_EMBEDDING_MODEL"
+            )
+        try:
+            result = collection.query(
+                query_embeddings=vector,
+                n_results=min(int(top_k), total),
+                where=dict(where) if where else None,
+                include=["documents", "metadatas", "distances"],
+            )
+        except ValueError as exc:  # malformed where-clause
+            raise InputError(f"the vector store rejected the query: {exc}") from exc
+        ids = result["ids"][0]
+        documents = (result.get("documents") or [[]])[0] or []
+        metadatas = (result.get("metadatas") or [[]])[0] or []
+        distances = (result.get("distances") or [[]])[0] or []
+        items: list[RetrievedItem] = []
+        for chunk_id, text, meta, distance in zip(ids, documents, metadatas, distances, strict=True):
+            meta = dict(meta or {})
+            items.append(
+                RetrievedItem(
+                    kind="chunk",
+                    text=text or "",
+                    score=1.0 - float(distance),
+                    retriever="dense",
+                    chunk_id=chunk_id,
+                    paper_id=_str_or_none(meta.get("paper_id")),
+                    source_file=_str_or_none(meta.get("source_file")),
+                    title=_str_or_none(meta.get("title")),
+                    section=_str_or_none(meta.get("section")),
+                    provenance=[_position(chunk_id, meta)],
+                )
+            )
+        items.sort(key=lambda item: item.score, reverse=True)
+        return items
+
+
+def _str_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _position(chunk_id: str, meta: Mapping[str, Any]) -> dict[str, Any]:
+    """Where the chunk lies in its paper: lets retrievers merge overlapping windows."""
+    return {
+        "chunk_id": chunk_id,
+        "paper_id": meta.get("paper_id"),
+        "ordinal": int(meta.get("ordinal", -1)),
+        "char_start": int(meta.get("char_start", -1)),
+        "char_end": int(meta.get("char_end", -1)),
+    }
