@@ -1,0 +1,159 @@
+"""End to end through Dagster: `geo_assets.commands.ingest` on a folder holding one real paper and
+every kind of bad input. Each bad file fails only its own partition with a message naming it, the
+duplicate is skipped, a rerun completes what was fixed, and removing a PDF retires it everywhere."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REAL = "VermeeschPease2021_GPL_TholeiiticCalcAlkaline_CCBY.pdf"
+SECOND = "LiVermeesch2021_Geochronology_InverseIsochron_CCBY.pdf"
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _image_only_pdf(path: Path) -> None:
+    """A 'scanned' page: an image and no text layer (what a scanner without OCR produces)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig = plt.figure(figsize=(4, 5))
+    fig.figimage(np.random.default_rng(1).random((300, 240)), cmap="gray")
+    fig.savefig(path, format="pdf")
+    plt.close(fig)
+
+
+@pytest.fixture(scope="module")
+def ingested(tmp_path_factory: pytest.TempPathFactory, sample_papers: Path) -> Iterator[dict]:
+    tmp = tmp_path_factory.mktemp("ingest")
+    papers = tmp / "papers"
+    papers.mkdir()
+    shutil.copy(sample_papers / REAL, papers / REAL)
+    shutil.copy(sample_papers / REAL, papers / "copy_of_vermeesch.pdf")  # duplicate bytes
+    (papers / "truncated.pdf").write_bytes((sample_papers / SECOND).read_bytes()[:40_000])
+    (papers / "webpage.pdf").write_text("<!DOCTYPE html><html><body>Not found</body></html>")
+    (papers / "empty.pdf").write_bytes(b"")
+    _image_only_pdf(papers / "scanned.pdf")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GEO_RAG_HOME", str(tmp / "home"))
+        mp.setenv("GEO_RAG_PAPERS", str(papers))
+        mp.setenv("DAGSTER_HOME", str(REPO))
+        mp.setenv("GEO_RAG_DAGSTER_STORAGE", str(tmp / "home" / "dagster"))
+        for var in ("GROBID_URL", "MONGODB_URI", "CHROMA_HOST", "NEO4J_URI", "GEO_RAG_LLM_MODEL"):
+            mp.delenv(var, raising=False)
+        import io
+        from contextlib import redirect_stderr, redirect_stdout
+
+        from geo_assets.commands import ingest
+
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            code = ingest([str(papers)], progress=False)
+        yield {
+            "code": code,
+            "stdout": out.getvalue(),
+            "stderr": err.getvalue(),
+            "papers": papers,
+            "tmp": tmp,
+            "mp": mp,
+        }
+
+
+def test_bad_files_fail_alone_with_clear_messages(ingested: dict) -> None:
+    assert ingested["code"] == 1
+    failed = [line for line in ingested["stderr"].splitlines() if line.startswith("FAILED")]
+    text = "\n".join(failed)
+    for name in ("truncated.pdf", "webpage.pdf", "empty.pdf", "scanned.pdf"):
+        assert name in text, (name, text)
+    assert len(failed) == 4, text
+    assert REAL not in text
+    assert "scanned.pdf" in text and "text layer" in text
+    assert "not a pdf" in text.lower()
+
+
+def test_duplicate_is_skipped_not_failed(ingested: dict) -> None:
+    out = ingested["stdout"]
+    assert "duplicate" in out and "copy_of_vermeesch.pdf" in out, out
+
+
+def test_real_paper_reaches_every_store(ingested: dict) -> None:
+    from geo_rag_runtime.cli import store_counts
+    from geo_rag_runtime.settings import get_settings
+
+    counts = store_counts(get_settings())
+    docs = counts["documents"]
+    assert docs["papers"] == 1 and docs["chunks"] >= 5 and docs["triples"] > 0, counts
+    assert counts["vectors"]["vectors"] == docs["chunks"], counts
+    assert counts["keyword_index"]["chunks"] == docs["chunks"], counts
+    assert counts["graph"]["papers"] == 1 and counts["graph"]["facts"] > 0, counts
+    assert counts["classifier"]["test_macro_f1"] >= 0.85, counts
+
+
+def test_lineage_and_versions_recorded_in_dagster(ingested: dict) -> None:
+    from geo_assets.commands import asset_versions
+
+    versions = asset_versions()
+    for asset in (
+        "tei_xml",
+        "paper_json",
+        "cleaned_text",
+        "chunks",
+        "chunk_embeddings",
+        "triples",
+        "knowledge_graph",
+    ):
+        assert REAL in versions[asset], asset
+        assert versions[asset][REAL]["code_version"] and versions[asset][REAL]["data_version"]
+    assert "query_classifier" in versions
+
+
+def test_rerun_completes_fixed_files_and_skips_up_to_date(ingested: dict, sample_papers: Path) -> None:
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    from geo_assets.commands import ingest
+
+    papers: Path = ingested["papers"]
+    for name in ("webpage.pdf", "empty.pdf", "scanned.pdf", "copy_of_vermeesch.pdf"):
+        (papers / name).unlink()
+    shutil.copy(sample_papers / SECOND, papers / "truncated.pdf")  # the download finished
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = ingest([str(papers)], progress=False, corpus_assets=False)
+    assert code == 0, err.getvalue()
+    assert f"up to date: {REAL}" in out.getvalue()
+    from geo_rag_runtime.settings import get_settings
+    from geo_rag_runtime.stores.documents import open_document_store
+
+    store = open_document_store(get_settings())
+    assert store.counts()["papers"] == 2
+    store.close()
+
+
+def test_removed_pdf_is_retired_from_every_store(ingested: dict) -> None:
+    import dagster as dg
+
+    from geo_assets.resources import default_resources
+    from geo_assets.sensors import scan
+    from geo_rag_runtime.cli import store_counts
+    from geo_rag_runtime.settings import get_settings
+
+    before = store_counts(get_settings())
+    (ingested["papers"] / REAL).unlink()
+    resources = default_resources()
+    new, changed, removed = scan(dg.DagsterInstance.get(), resources["geo"], resources["documents"])
+    # the bad files deleted in the previous test are retired too
+    assert set(removed) == {REAL, "webpage.pdf", "empty.pdf", "scanned.pdf", "copy_of_vermeesch.pdf"}
+    assert not new and not changed
+    after = store_counts(get_settings())
+    assert after["documents"]["papers"] == before["documents"]["papers"] - 1
+    assert after["documents"]["chunks"] < before["documents"]["chunks"]
+    assert after["vectors"]["vectors"] == after["documents"]["chunks"]
+    assert after["keyword_index"]["chunks"] == after["documents"]["chunks"]
+    assert after["graph"]["papers"] == after["documents"]["papers"]
