@@ -65,7 +65,7 @@ def tei_xml(
     pdf_to_tei: PdfToTeiResource,
     documents: DocumentStoreResource,
 ):
-    from geo_assets.lib.pdf_checks import has_text_layer, validate_pdf
+    from geo_assets.lib.pdf_checks import validate_pdf
     from geo_assets.lib.tei import tei_producer
 
     settings = geo.settings()
@@ -80,9 +80,7 @@ def tei_xml(
             )
         started = time.perf_counter()
         try:
-            pages = validate_pdf(path, settings.max_pdf_mb)
-            if not has_text_layer(path):
-                raise GeoRagError("the PDF has no text layer (scanned or image-only); OCR is not supported")
+            pages = validate_pdf(path, settings.max_pdf_mb, require_text=True)
         except GeoRagError as exc:
             raise _fail(path.name, exc) from exc
         sha = contract.file_sha256(path)

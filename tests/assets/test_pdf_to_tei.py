@@ -1,0 +1,203 @@
+"""The embedded PDF → TEI converter on real PDFs, compared with GROBID's TEI for the same files.
+
+Each PDF is converted once per session (module-scoped fixture); the three chosen are small:
+two with GROBID output to compare against, one geochronology paper for notation.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pdfplumber
+import pytest
+from lxml import etree
+from PIL import Image
+from pypdf import PdfWriter
+from rapidfuzz import fuzz
+
+from geo_assets.lib.pdf_to_tei import EMBEDDED_PRODUCER, EMBEDDED_VERSION, _join_lines, pdf_to_tei
+from geo_assets.lib.tei import TEI_NS, tei_to_paper
+from geo_rag_runtime.errors import PdfError
+from geo_rag_runtime.models import Paper
+
+NS = {"t": TEI_NS}
+GEOCHRON = "LiVermeesch2021_Geochronology_InverseIsochron_CCBY.pdf"
+# embedded PDF -> GROBID TEI of the same PDF
+WITH_GROBID = {
+    "N18-3011": "N18-3011.grobid-0.6.1",
+    "DeMarchis2016_JNER_0046d83a": "DeMarchis2016_JNER_0046d83a.grobid-0.6.1",
+}
+
+
+@pytest.fixture(scope="module")
+def teis(corpus_papers: Path, grobid_samples: Path) -> dict[str, str]:
+    paths = {stem: grobid_samples / f"{stem}.pdf" for stem in WITH_GROBID}
+    paths[GEOCHRON] = corpus_papers / GEOCHRON
+    return {name: pdf_to_tei(path) for name, path in paths.items()}
+
+
+@pytest.fixture(scope="module")
+def papers(teis: dict[str, str]) -> dict[str, Paper]:
+    return {
+        name: tei_to_paper(tei, paper_id="p", source_file=name, sha256="0" * 64) for name, tei in teis.items()
+    }
+
+
+def _body(paper: Paper) -> str:
+    return " ".join(p for s in paper.sections for p in s.paragraphs)
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+
+
+def test_output_is_grobid_shaped_tei(teis: dict[str, str]) -> None:
+    root = etree.fromstring(teis["N18-3011"].encode())
+    assert root.tag == f"{{{TEI_NS}}}TEI"
+    assert root.findtext("t:teiHeader/t:fileDesc/t:titleStmt/t:title", namespaces=NS) == (
+        "Construction of the Literature Graph in Semantic Scholar"
+    )
+    apps = root.findall("t:teiHeader/t:encodingDesc/t:appInfo/t:application", NS)
+    assert [(a.get("ident"), a.get("version")) for a in apps] == [
+        (EMBEDDED_PRODUCER, EMBEDDED_VERSION),
+        ("pdfplumber", pdfplumber.__version__),
+    ]
+    persons = root.findall(
+        "t:teiHeader/t:fileDesc/t:sourceDesc/t:biblStruct/t:analytic/t:author/t:persName", NS
+    )
+    assert persons and persons[0].findtext("t:surname", namespaces=NS) == "Ammar"
+    assert root.find("t:teiHeader/t:profileDesc/t:abstract/t:div/t:p", NS) is not None
+    heads = root.findall("t:text/t:body/t:div/t:head", NS)
+    assert heads[0].text == "Introduction" and heads[0].get("n") == "1"
+    assert root.find("t:text/t:body/t:figure/t:figDesc", NS) is not None
+    assert root.find("t:text/t:body/t:figure[@type='table']/t:head", NS) is not None
+    entries = root.findall("t:text/t:back/t:div[@type='references']/t:listBibl/t:biblStruct", NS)
+    assert len(entries) == 27
+    assert all(e.find("t:note[@type='raw_reference']", NS) is not None for e in entries)
+
+
+@pytest.mark.parametrize("stem", sorted(WITH_GROBID))
+def test_close_to_grobid_on_the_same_pdf(stem: str, papers: dict[str, Paper], grobid_samples: Path) -> None:
+    """Measured (embedded vs GROBID 0.6.1): N18-3011 heads 12/12 of GROBID's, paragraphs 66 vs 69,
+    references 27 vs 27; DeMarchis heads 20/20, paragraphs 41 vs 43, references 49 vs 49."""
+    ours = papers[stem]
+    grobid_tei = grobid_samples / f"{WITH_GROBID[stem]}.tei.xml"
+    grobid = tei_to_paper(grobid_tei.read_bytes(), paper_id="g", source_file=grobid_tei.name, sha256="0" * 64)
+    assert ours.title == grobid.title
+    assert fuzz.ratio(ours.abstract, grobid.abstract) >= 90
+    our_heads = [_norm(s.heading) for s in ours.sections]
+    grobid_heads = [
+        _norm(s.heading) for s in grobid.sections if s.heading and s.heading != "Acknowledgements"
+    ]
+    found = [h for h in grobid_heads if any(fuzz.ratio(h, mine) >= 90 for mine in our_heads)]
+    assert len(found) >= 0.9 * len(grobid_heads)
+    our_paragraphs = sum(len(s.paragraphs) for s in ours.sections)
+    grobid_paragraphs = sum(len(s.paragraphs) for s in grobid.sections)
+    assert abs(our_paragraphs - grobid_paragraphs) <= 0.2 * grobid_paragraphs
+    assert len(ours.references) == len(grobid.references)
+    assert 0.85 <= len(_body(ours)) / len(_body(grobid)) <= 1.15
+
+
+def test_two_columns_are_read_column_by_column(papers: dict[str, Paper]) -> None:
+    text = _body(papers["N18-3011"])
+    # a sentence over five lines of the left column, and one across the column break
+    assert (
+        "The goal of this work is to facilitate algorithmic discovery in the scientific literature." in text
+    )
+    assert (
+        "(e.g., Xiong et al., 2017). We describe methods used in a scalable deployed production system"
+        in text
+    )
+
+
+def test_running_heads_page_numbers_and_front_matter_are_dropped(papers: dict[str, Paper]) -> None:
+    demarchis = _body(papers["DeMarchis2016_JNER_0046d83a"])
+    assert "Page 2 of 9" not in demarchis
+    assert "Journal of NeuroEngineering and Rehabilitation (2016) 13:22" not in demarchis
+    assert "Creative Commons" not in demarchis  # licence footnote of page 1
+    geochron = _body(papers[GEOCHRON])
+    assert "gchron-3-415-2021" not in geochron  # footer DOI of every page
+    assert "Geochronology, 3, 415" not in geochron
+
+
+def test_geochemical_notation_survives(papers: dict[str, Paper]) -> None:
+    paper = papers[GEOCHRON]
+    assert (
+        paper.title
+        == "Short communication: Inverse isochron regression for Re–Os, K–Ca and other chronometers"
+    )
+    text = paper.abstract + " " + _body(paper)
+    for notation in ("187Os/188Os", "187Re/188Os", "Re–Os", "K–Ca"):
+        assert notation in text
+    assert "187 Os" not in text and "Re– Os" not in text
+    assert any("Re-Os-He" in (r.raw or "") for r in paper.references)  # a hyphen at no line end
+
+
+def test_sections_keep_numbers_and_back_matter(papers: dict[str, Paper]) -> None:
+    heads = [(s.number, s.heading) for s in papers["N18-3011"].sections]
+    assert ("2.1", "Node Types") in heads and ("6", "Conclusion and Future Work") in heads
+    demarchis = [s.heading for s in papers["DeMarchis2016_JNER_0046d83a"].sections]
+    assert demarchis[:3] == ["Background", "Methods", "Participants"]
+    assert "Scanning the array and selecting the optimal stimulation patterns" in demarchis  # wrapped head
+    assert {"Competing interests", "Acknowledgements"} <= set(demarchis)
+    assert papers["DeMarchis2016_JNER_0046d83a"].keywords[-1] == "Neurorehabilitation"
+
+
+def test_captions_and_references(papers: dict[str, Paper]) -> None:
+    captions = {c.label: c for c in papers["N18-3011"].captions}
+    assert captions["Figure 1"].text.startswith("Part of the literature graph")
+    assert captions["Table 1"].kind == "table"
+    refs = papers["DeMarchis2016_JNER_0046d83a"].references
+    assert refs[0].raw and refs[0].raw.startswith("1. Quandt F, Hummel FC. The influence of functional")
+    assert refs[0].doi == "10.1186/2040-7378-6-9" and refs[0].year == "2014"
+    assert refs[-1].raw and refs[-1].raw.startswith("49.")
+    assert papers["N18-3011"].references[0].title == (
+        "The ai2 system at semeval-2017 task 10 (scienceie): semi-supervised end-to-end entity and "
+        "relation extraction"
+    )
+
+
+@pytest.mark.parametrize(
+    ("lines", "joined"),
+    [
+        (["zircon geochro-", "nology is used"], "zircon geochronology is used"),
+        (["the U-", "Pb system"], "the U-Pb system"),
+        (["the Re–", "Os isochron"], "the Re–Os isochron"),
+        (["87Sr/", "86Sr ratios"], "87Sr/86Sr ratios"),
+        (["a well-", "known method"], "a well-known method"),  # the text writes "well-known" elsewhere
+        (
+            ["see https://doi.org/10.5194/gchron-3-", "415-2021, 2021."],
+            "see https://doi.org/10.5194/gchron-3-415-2021, 2021.",
+        ),
+    ],
+)
+def test_line_end_hyphens(lines: list[str], joined: str) -> None:
+    vocab = {"geochronology", "zircon", "method"}
+    hyphenated = {"well-known"}
+    assert _join_lines(lines, vocab, hyphenated, refs=True) == joined
+
+
+def test_wrapped_doi_in_references_is_rejoined() -> None:
+    assert _join_lines(
+        ["https://doi.org/10.1016/j.chemgeo.", "2019.01.021, 2019."], set(), set(), refs=True
+    ) == ("https://doi.org/10.1016/j.chemgeo.2019.01.021, 2019.")
+
+
+def test_image_only_and_non_pdf_inputs(tmp_path: Path) -> None:
+    scan = tmp_path / "scan.pdf"
+    Image.new("L", (300, 400), color=255).save(scan)
+    with pytest.raises(PdfError, match=r"scan\.pdf: no text layer; OCR is not supported"):
+        pdf_to_tei(scan)
+    fake = tmp_path / "fake.pdf"
+    fake.write_text("<html><body>not a pdf</body></html>")
+    with pytest.raises(PdfError, match=r"fake\.pdf"):
+        pdf_to_tei(fake)
+    writer = PdfWriter()
+    writer.add_blank_page(width=200, height=200)
+    writer.encrypt(user_password="secret", owner_password="owner", algorithm="AES-128")
+    locked = tmp_path / "locked.pdf"
+    with open(locked, "wb") as handle:
+        writer.write(handle)
+    with pytest.raises(PdfError, match=r"locked\.pdf: cannot be opened"):
+        pdf_to_tei(locked)
