@@ -104,8 +104,9 @@ def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
         print(f"  error: {assets['error']}")
     for asset, parts in assets.items() if "error" not in assets else []:
         newest = max(parts.values(), key=lambda p: p["timestamp"])
+        scope = "unpartitioned" if set(parts) == {"-"} else f"{len(parts)} partition(s)"
         print(
-            f"  {asset}: {len(parts)} partition(s), code {newest['code_version']}, "
+            f"  {asset}: {scope}, code {newest['code_version']}, "
             f"data {newest['data_version']}"
         )
     return 0

@@ -47,4 +47,6 @@ OFFLINE_FLAGS = {
     "RAGAS_DO_NOT_TRACK": "true",
     "DAGSTER_DISABLE_TELEMETRY": "1",
     "TOKENIZERS_PARALLELISM": "false",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",  # no "Loading weights" bars in CLI output
+    "TRANSFORMERS_VERBOSITY": "error",
 }
