@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from geo_assets.assets import graph, index, ingest, queries
+from geo_assets.assets import evaluation, graph, index, ingest, queries
 from geo_assets.partitions import papers_partitions
 from geo_assets.resources import default_resources
 from geo_assets.sensors import build_sensor_and_schedule
@@ -19,6 +19,9 @@ PER_PAPER_ASSETS = [
 SOURCE_ASSETS = [ingest.raw_pdf]
 CORPUS_ASSETS: list[dg.AssetsDefinition] = [queries.synthetic_queries, queries.query_classifier]
 
+# evaluation runs on request (geo-rag evaluate, or the UI), not as part of every ingest
+EVALUATION_ASSETS = [evaluation.evaluation_dataset, evaluation.evaluation_results]
+
 ingest_paper_job = dg.define_asset_job(
     "ingest_paper_job",
     selection=dg.AssetSelection.assets(*PER_PAPER_ASSETS),
@@ -26,13 +29,20 @@ ingest_paper_job = dg.define_asset_job(
     description="Everything for one paper: TEI, JSON, cleaned text, chunks, embeddings, triples, graph.",
 )
 
+evaluation_job = dg.define_asset_job(
+    "evaluation_job",
+    selection=dg.AssetSelection.groups("evaluation"),
+    description="HybridRAG vs BaselineRAG on the evaluation dataset with the RAGAS metrics.",
+    tags={"georag/reason": "evaluation"},
+)
+
 new_papers_sensor, nightly_rescan = build_sensor_and_schedule(ingest_paper_job)
 
 
 def build_definitions() -> dg.Definitions:
     return dg.Definitions(
-        assets=[*SOURCE_ASSETS, *PER_PAPER_ASSETS, *CORPUS_ASSETS],
-        jobs=[ingest_paper_job],
+        assets=[*SOURCE_ASSETS, *PER_PAPER_ASSETS, *CORPUS_ASSETS, *EVALUATION_ASSETS],
+        jobs=[ingest_paper_job, evaluation_job],
         sensors=[new_papers_sensor],
         schedules=[nightly_rescan],
         resources=default_resources(),

@@ -48,7 +48,7 @@ def scan(
 
 
 def _requests(new: list[str], changed: list[str], removed: list[str]) -> tuple[list, list]:
-    dyn = []
+    dyn: list[Any] = []
     if new:
         dyn.append(papers_partitions.build_add_request(new))
     if removed:

@@ -17,6 +17,10 @@ EXPECTED_DEPS = {
     "chunk_embeddings": {"chunks"},
     "triples": {"chunks"},
     "knowledge_graph": {"triples"},
+    "synthetic_queries": {"knowledge_graph"},
+    "query_classifier": {"synthetic_queries"},
+    "evaluation_dataset": set(),
+    "evaluation_results": {"evaluation_dataset", "query_classifier", "knowledge_graph", "chunk_embeddings"},
 }
 
 
