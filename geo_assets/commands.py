@@ -11,7 +11,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import dagster as dg
 
@@ -74,10 +74,20 @@ def up_to_date(
 
 
 def ingest(
-    paths: list[str], *, progress: bool | None = None, corpus_assets: bool = True, force: bool = False
+    paths: list[str],
+    *,
+    progress: bool | None = None,
+    corpus_assets: bool = True,
+    force: bool = False,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
 ) -> int:
     """Register the PDFs, then materialize every per-paper asset for each one, one run per paper
-    (one bad paper fails only its own run), then the corpus-wide assets. Returns the exit code."""
+    (one bad paper fails only its own run), then the corpus-wide assets. Returns the exit code.
+
+    Summary lines go to ``out`` and failures to ``err`` (default: stdout/stderr at call time)."""
+    out = out or sys.stdout
+    err = err or sys.stderr
     from geo_assets.definitions import CORPUS_ASSETS, PER_PAPER_ASSETS, SOURCE_ASSETS
     from geo_assets.resources import default_resources
     from geo_rag_runtime.settings import get_settings
@@ -86,11 +96,11 @@ def ingest(
     targets = [Path(p) for p in paths] or [settings.papers]
     missing = [str(p) for p in targets if not p.exists()]
     if missing:
-        print(f"error: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        print(f"error: no such file or folder: {', '.join(missing)}", file=err)
         return 2
     pdfs = registry.scan_pdfs(targets)
     if not pdfs:
-        print(f"error: no PDF files found in {', '.join(map(str, targets))}", file=sys.stderr)
+        print(f"error: no PDF files found in {', '.join(map(str, targets))}", file=err)
         return 2
     resources = default_resources()
     instance = dg.DagsterInstance.get()
@@ -114,7 +124,7 @@ def ingest(
             if force or not up_to_date(instance, PER_PAPER_ASSETS, key, contract.file_sha256(pdf), store):
                 current.append((key, pdf))
     for key, _ in sorted(set(unique) - set(current)):
-        print(f"up to date: {key}")
+        print(f"up to date: {key}", file=out)
     bar = tqdm([k for k, _ in current], desc="ingest", unit="paper", disable=not show, file=sys.stderr)
     for key in bar:
         bar.set_postfix_str(key[:40])
@@ -150,16 +160,17 @@ def ingest(
         if not result.success:
             failures.extend(_failure_messages(result) or ["corpus assets failed (see the Dagster UI)"])
     for line in duplicates:
-        print(f"skipped: {line}")
+        print(f"skipped: {line}", file=out)
     for key, seconds in timings.items():
-        print(f"{key}: {seconds}s")
+        print(f"{key}: {seconds}s", file=out)
     for line in failures:
-        print(f"FAILED {line}", file=sys.stderr)
+        print(f"FAILED {line}", file=err)
     ran = len(timings) - (1 if "(corpus assets)" in timings else 0)
     failed_papers = len({f.split(":")[0] for f in failures})
     print(
         f"ingested {ran - failed_papers} of {ran} paper(s) run; {len(unique) - len(current)} already up to date"
-        + (f"; {len(failures)} failure(s)" if failures else "")
+        + (f"; {len(failures)} failure(s)" if failures else ""),
+        file=out,
     )
     return 1 if failures else 0
 

@@ -48,13 +48,11 @@ def ingested(tmp_path_factory: pytest.TempPathFactory, sample_papers: Path) -> I
         for var in ("GROBID_URL", "MONGODB_URI", "CHROMA_HOST", "NEO4J_URI", "GEO_RAG_LLM_MODEL"):
             mp.delenv(var, raising=False)
         import io
-        from contextlib import redirect_stderr, redirect_stdout
 
         from geo_assets.commands import ingest
 
         out, err = io.StringIO(), io.StringIO()
-        with redirect_stdout(out), redirect_stderr(err):
-            code = ingest([str(papers)], progress=False)
+        code = ingest([str(papers)], progress=False, out=out, err=err)
         yield {
             "code": code,
             "stdout": out.getvalue(),
@@ -115,7 +113,6 @@ def test_lineage_and_versions_recorded_in_dagster(ingested: dict) -> None:
 
 def test_rerun_completes_fixed_files_and_skips_up_to_date(ingested: dict, sample_papers: Path) -> None:
     import io
-    from contextlib import redirect_stderr, redirect_stdout
 
     from geo_assets.commands import ingest
 
@@ -124,8 +121,7 @@ def test_rerun_completes_fixed_files_and_skips_up_to_date(ingested: dict, sample
         (papers / name).unlink()
     shutil.copy(sample_papers / SECOND, papers / "truncated.pdf")  # the download finished
     out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = ingest([str(papers)], progress=False, corpus_assets=False)
+    code = ingest([str(papers)], progress=False, corpus_assets=False, out=out, err=err)
     assert code == 0, err.getvalue()
     assert f"up to date: {REAL}" in out.getvalue()
     from geo_rag_runtime.settings import get_settings
