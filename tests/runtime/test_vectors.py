@@ -256,14 +256,18 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.mark.skipif(shutil.which("chroma") is None, reason="the chroma CLI (server) is not installed")
+# the chroma CLI ships with the chromadb package, next to this interpreter (the venv need not be on PATH)
+CHROMA_CLI = shutil.which("chroma", path=str(Path(sys.executable).parent)) or shutil.which("chroma")
+
+
+@pytest.mark.skipif(CHROMA_CLI is None, reason="the chroma CLI (server) is not installed")
 def test_http_client_against_a_local_chroma_server(
     geo_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pease: tuple[list[Chunk], np.ndarray]
 ) -> None:
     port = _free_port()
     log = open(tmp_path / "chroma.log", "wb")  # noqa: SIM115 - closed in finally
     server = subprocess.Popen(
-        [shutil.which("chroma") or "chroma", "run", "--path", str(tmp_path / "server"), "--port", str(port)],
+        [str(CHROMA_CLI), "run", "--path", str(tmp_path / "server"), "--port", str(port)],
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
