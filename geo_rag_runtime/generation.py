@@ -1,0 +1,316 @@
+"""Answer generation from the merged context: an LLM when configured, extraction otherwise.
+
+Both generators read the same :class:`~geo_rag_runtime.context.ContextBundle` and cite its items with
+markers ``[V0]`` (``VectorRAG_Context["0"]``) and ``[G1]`` (``GraphRAG_Context["1"]``); the markers
+are parsed back into citations, so every answer names the chunks it rests on.
+
+* :class:`LLMGenerator` asks the configured chat model (temperature 0, fixed seed, in the client) for
+  an answer grounded in the numbered items, with markers after each claim, and for the exact sentence
+  ``Not found in the corpus.`` when the context does not contain the answer. Markers that name no
+  item are removed from the text and reported in a note.
+* :class:`ExtractiveGenerator` (name ``"extractive"``) needs no model: it splits the context into
+  sentences, scores each for relevance to the question (MiniLM cosine, entity and keyword overlap:
+  :class:`~geo_rag_runtime.context.RelevanceScorer`), and returns the 3–5 best non-redundant
+  sentences (at most about 120 words) with their markers, ordered by score, then by source order. For
+  implicit-reasoning questions it prefers sentences from different passages, so the answer joins
+  evidence across passages (multi-hop). When even the best sentence scores below
+  ``not_found_threshold`` the context does not bear on the question and the answer is
+  ``Not found in the corpus.``: nothing is invented.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from geo_rag_runtime.context import ContextBundle, RelevanceScorer, near_duplicate, shingles
+from geo_rag_runtime.errors import ServiceError
+from geo_rag_runtime.models import QueryType
+
+__all__ = [
+    "NOT_FOUND",
+    "Generation",
+    "Generator",
+    "ExtractiveGenerator",
+    "LLMGenerator",
+    "parse_markers",
+    "render_context",
+]
+
+NOT_FOUND = "Not found in the corpus."
+_MARKER_GROUP = re.compile(r"\[\s*([VG]\d+(?:\s*[,;]\s*[VG]\d+)*)\s*\]")
+_MARKER = re.compile(r"[VG]\d+")
+_NOT_FOUND_PREFIX = re.compile(r"^\W*not found in the corpus", re.IGNORECASE)
+_SPACE = re.compile(r"\s+")
+_WORDS = re.compile(r"\S+")
+_LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
+# reference entries ("(2018) A stochastic ...", "Keller, C.B., ... (2018)"), figure/table labels
+_NOT_PROSE = re.compile(
+    r"^\s*(?:\(\d{4}[a-z]?\)|(?:Fig(?:ure)?|Table|Tab)\.?\s*S?\d+[a-z]?\b[.:|]?|doi:|https?://)",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Generation:
+    """An answer, who produced it, the context items it cites (in order of first use) and notes."""
+
+    answer: str
+    generator: str
+    markers: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class Generator(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def generate(self, question: str, context: ContextBundle, category: QueryType) -> Generation: ...
+
+
+def parse_markers(text: str) -> list[str]:
+    """Citation markers in ``text`` (``[V0]``, ``[G1]``, ``[V0, G2]``) in order of first use."""
+    found: list[str] = []
+    for group in _MARKER_GROUP.finditer(text):
+        for marker in _MARKER.findall(group.group(1)):
+            if marker not in found:
+                found.append(marker)
+    return found
+
+
+def render_context(context: ContextBundle) -> str:
+    """The numbered context as the LLM sees it: one block per item, marker first."""
+    blocks = []
+    for i, chunk in enumerate(context.chunks):
+        where = ", ".join(x for x in (chunk.source_file, chunk.section) if x)
+        blocks.append(f"[V{i}] ({where})\n{_SPACE.sub(' ', chunk.text).strip()}")
+    for i, fact in enumerate(context.facts):
+        blocks.append(f"[G{i}] {fact.text}")
+    return "\n\n".join(blocks)
+
+
+# --------------------------------------------------------------------------- LLM
+
+
+_SYSTEM = (
+    "You are a geochemistry research assistant. Answer the question using ONLY the numbered context "
+    "below: text passages [V0], [V1], ... and knowledge-graph facts [G0], [G1], .... Put the marker of "
+    "the item that supports a statement right after it, e.g. 'The zircons crystallized over 1 Myr "
+    "[V0][G2].' Every statement needs a marker. Do not use outside knowledge and do not guess numbers. "
+    "If the context does not contain the answer, reply exactly: Not found in the corpus."
+)
+_MULTI_HOP = (
+    " The question needs reasoning over several pieces of evidence: connect the relevant items step by "
+    "step (multi-hop) and cite each item you use."
+)
+
+
+class LLMGenerator:
+    """Grounded answers from the configured chat model; markers parsed back into citations."""
+
+    def __init__(self, llm: Any, *, max_tokens: int = 512) -> None:
+        self.llm = llm
+        self.max_tokens = max_tokens
+
+    @property
+    def name(self) -> str:
+        return str(self.llm.name)
+
+    def generate(self, question: str, context: ContextBundle, category: QueryType) -> Generation:
+        """One completion; ServiceError (or its retryable subclass) when the model fails."""
+        if context.empty:
+            return Generation(NOT_FOUND, self.name, notes=["the context is empty: the model was not asked"])
+        system = _SYSTEM + (_MULTI_HOP if category == "implicit_reasoning" else "")
+        user = f"Context:\n{render_context(context)}\n\nQuestion: {question}\nAnswer:"
+        text = self.llm.complete(system, user, max_tokens=self.max_tokens).strip()
+        if not text:
+            raise ServiceError("the LLM returned an empty answer")
+        if _NOT_FOUND_PREFIX.match(text):
+            return Generation(NOT_FOUND, self.name)
+        markers = parse_markers(text)
+        valid = [m for m in markers if context.item(m) is not None]
+        notes = []
+        invalid = [m for m in markers if m not in valid]
+        if invalid:
+            text = _drop_markers(text, set(invalid))
+            notes.append(f"removed citation markers that name no context item: {', '.join(invalid)}")
+        if not valid:
+            notes.append("the LLM answer cites no context item")
+        return Generation(text, self.name, valid, notes)
+
+
+def _drop_markers(text: str, invalid: set[str]) -> str:
+    def keep(group: re.Match[str]) -> str:
+        markers = [m for m in _MARKER.findall(group.group(1)) if m not in invalid]
+        return f"[{', '.join(markers)}]" if markers else ""
+
+    return _SPACE.sub(" ", _MARKER_GROUP.sub(keep, text)).replace(" .", ".").strip()
+
+
+# --------------------------------------------------------------------------- extractive
+
+
+@dataclass
+class _Candidate:
+    marker: str
+    item: int  # position of the item in the bundle (chunks first, then facts)
+    position: int  # sentence position within the item
+    text: str
+    score: float = 0.0
+    vector: np.ndarray | None = None
+    also: list[str] = field(default_factory=list)  # facts stated by this very sentence
+
+    @property
+    def markers(self) -> list[str]:
+        return [self.marker, *self.also]
+
+
+class ExtractiveGenerator:
+    """The no-LLM answer: the most relevant context sentences, cited (see module docstring)."""
+
+    name = "extractive"
+
+    def __init__(
+        self,
+        scorer: RelevanceScorer,
+        *,
+        max_sentences: int = 5,
+        min_sentences: int = 3,
+        max_words: int = 120,
+        not_found_threshold: float = 0.3,
+        relative_floor: float = 0.6,
+        redundancy_cosine: float = 0.9,
+        same_item_penalty: float = 0.08,
+    ) -> None:
+        self.scorer = scorer
+        self.max_sentences = max_sentences
+        self.min_sentences = min_sentences
+        self.max_words = max_words
+        self.not_found_threshold = not_found_threshold
+        self.relative_floor = relative_floor
+        self.redundancy_cosine = redundancy_cosine
+        self.same_item_penalty = same_item_penalty
+
+    def candidates(self, context: ContextBundle) -> list[_Candidate]:
+        """Answer-worthy sentences of the context: prose, not table rows, headers or fragments.
+
+        A fact extracted from a sentence that a passage of the context also holds is no candidate
+        of its own: the passage's sentence carries both markers (``[V0][G2]``).
+        """
+        from geo_rag_runtime.text.sentences import split_sentences
+
+        out: list[_Candidate] = []
+        for i, chunk in enumerate(context.chunks):
+            for position, (start, end) in enumerate(split_sentences(chunk.text)):
+                sentence = _SPACE.sub(" ", chunk.text[start:end].strip(" …"))
+                if _is_prose(sentence):
+                    out.append(_Candidate(f"V{i}", i, position, sentence))
+        by_text = {_fold(c.text): c for c in out}
+        for j, fact in enumerate(context.facts):
+            sentence = _fact_sentence(fact)
+            if not sentence:
+                continue
+            same = by_text.get(_fold(sentence))
+            if same is None:
+                key = _fold(sentence)
+                same = next((c for t, c in by_text.items() if key in t or (len(t) > 40 and t in key)), None)
+            if same is not None:
+                same.also.append(f"G{j}")
+            else:
+                out.append(_Candidate(f"G{j}", len(context.chunks) + j, 0, sentence))
+        return out
+
+    def generate(self, question: str, context: ContextBundle, category: QueryType) -> Generation:
+        if context.empty:
+            return Generation(NOT_FOUND, self.name, notes=["nothing was retrieved"])
+        candidates = self.candidates(context)
+        if not candidates:
+            return Generation(NOT_FOUND, self.name, notes=["the context holds no answerable sentence"])
+        relevance = self.scorer.for_question(question)
+        scores = relevance.score([c.text for c in candidates])
+        for candidate, score in zip(candidates, scores, strict=True):
+            candidate.score = score.total
+        best = max(c.score for c in candidates)
+        if best < self.not_found_threshold:
+            return Generation(
+                NOT_FOUND,
+                self.name,
+                notes=[
+                    f"no retrieved sentence bears on the question (best relevance {best:.2f} < "
+                    f"{self.not_found_threshold:.2f})"
+                ],
+            )
+        chosen = self._select(candidates, best, multi_hop=category == "implicit_reasoning")
+        chosen.sort(key=lambda c: (-round(c.score, 2), c.item, c.position))
+        answer = " ".join(_cite(c.text, c.markers) for c in chosen)
+        return Generation(answer, self.name, list(dict.fromkeys(m for c in chosen for m in c.markers)))
+
+    def _select(self, candidates: list[_Candidate], best: float, *, multi_hop: bool) -> list[_Candidate]:
+        floor = max(self.not_found_threshold, self.relative_floor * best)
+        pool = [c for c in candidates if c.score >= floor]
+        vectors = self.scorer.cache.embed([c.text for c in pool])  # cached by the scoring above
+        for candidate, vector in zip(pool, vectors, strict=True):
+            candidate.vector = vector
+        chosen: list[_Candidate] = []
+        words = 0
+        seen: list[set[tuple[str, ...]]] = []
+        while pool and len(chosen) < self.max_sentences:
+            per_item: dict[int, int] = {}
+            for c in chosen:
+                per_item[c.item] = per_item.get(c.item, 0) + 1
+            penalty = self.same_item_penalty if multi_hop else 0.0
+            pool.sort(key=lambda c: (-(c.score - penalty * per_item.get(c.item, 0)), c.item, c.position))
+            candidate = pool.pop(0)
+            length = len(_WORDS.findall(candidate.text))
+            if chosen and words + length > self.max_words:
+                if len(chosen) >= self.min_sentences:
+                    break
+                continue  # too long to add; a shorter one may still fit
+            own = shingles(candidate.text)
+            if any(
+                float(candidate.vector @ other.vector) >= self.redundancy_cosine  # type: ignore[operator]
+                for other in chosen
+            ) or any(near_duplicate(own, other) for other in seen):
+                continue
+            chosen.append(candidate)
+            seen.append(own)
+            words += length
+        return chosen
+
+
+def _is_prose(sentence: str) -> bool:
+    """A sentence worth quoting: not a heading, caption label, reference entry or table row."""
+    words = _WORDS.findall(sentence)
+    if not 5 <= len(words) <= 90:
+        return False
+    if not sentence.rstrip("\"')]").endswith((".", "!", "?")) and len(words) < 12:
+        return False  # a heading such as "2 The inverse Re–Os isochron"
+    if _NOT_PROSE.match(sentence):
+        return False
+    letters = len(_LETTER.findall(sentence))
+    return letters >= 0.55 * len(sentence.replace(" ", ""))
+
+
+def _fact_sentence(fact: Any) -> str:
+    """A fact as answer text: the source sentence it was extracted from, else the fact itself."""
+    for prov in fact.provenance:
+        sentence = prov.get("sentence")
+        if isinstance(sentence, str) and _is_prose(sentence):
+            return _SPACE.sub(" ", sentence).strip()
+    return _SPACE.sub(" ", fact.text).strip()
+
+
+def _fold(text: str) -> str:
+    return _SPACE.sub(" ", text).strip().casefold()
+
+
+def _cite(sentence: str, markers: list[str]) -> str:
+    """``sentence [V0][G2].`` — the markers go before the final full stop."""
+    text = sentence.rstrip()
+    cited = "".join(f"[{m}]" for m in markers)
+    if text.endswith(".") and not text.endswith("..."):
+        return f"{text[:-1]} {cited}."
+    return f"{text} {cited}"

@@ -1,0 +1,482 @@
+"""RagService end to end on a real knowledge base built once per test session.
+
+The knowledge base is built by the ingest pipeline's own functions (no Dagster): PDF → TEI → Paper →
+CleanedPaper → chunks → MiniLM vectors in Chroma + BM25 index → rule triples → LadybugDB graph, plus a
+query classifier trained on the synthetic queries. Two sample papers keep it small (about 50 chunks).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from geo_rag_runtime.errors import QueryError, StoreError
+from geo_rag_runtime.models import QUERY_TYPES, Answer, Chunk
+from geo_rag_runtime.settings import Settings
+
+REPO = Path(__file__).resolve().parents[2]
+PAPERS = (
+    "VermeeschPease2021_GPL_TholeiiticCalcAlkaline_CCBY.pdf",
+    "Keller2018_GPL_ZirconEruptionAge_CCBY.pdf",
+)
+CONTRACT_KEYS = {
+    "question",
+    "category",
+    "strategy",
+    "answer",
+    "generator",
+    "citations",
+    "contexts",
+    "timings_ms",
+}
+EXTRA_KEYS = {"mode", "notes", "classification"}
+STAGE_KEYS = {"classification", "vector", "graph", "fusion", "generation", "total"}
+
+
+# --------------------------------------------------------------------------- the knowledge base
+
+
+@dataclass
+class KnowledgeBase:
+    home: Path
+    chunks: dict[str, Chunk]  # chunk_id -> chunk
+    paper_ids: dict[str, str]  # source_file -> paper_id
+    facts: int
+
+    def settings(self, home: Path | None = None, **overrides: Any) -> Settings:
+        """Settings for this home with no external service configured (whatever the environment)."""
+        values: dict[str, Any] = {
+            "home": home or self.home,
+            "llm_model": None,
+            "openai_api_key": None,
+            "openai_base_url": None,
+            "chroma_host": None,
+            "neo4j_uri": None,
+            "mongodb_uri": None,
+            "grobid_url": None,
+            "api_token": None,
+        }
+        values.update(overrides)
+        return Settings(**values)
+
+    def copy_without(self, target: Path, *folders: str) -> Settings:
+        """A copy of the home lacking some stores (degradation tests must not touch the shared one)."""
+        shutil.copytree(self.home, target, ignore=shutil.ignore_patterns("*.lock"))
+        for folder in folders:
+            shutil.rmtree(target / folder)
+        return self.settings(home=target)
+
+
+def _build(root: Path) -> KnowledgeBase:
+    from geo_assets.lib.chunking import chunk_paper
+    from geo_assets.lib.classifier_training import SHIPPED_MODEL, build_pipeline, candidate_models
+    from geo_assets.lib.cleaning import clean_paper
+    from geo_assets.lib.extraction import extract_triples_with
+    from geo_assets.lib.pdf_to_tei import pdf_to_tei
+    from geo_assets.lib.synthetic_queries import dataset_version, generate_synthetic_queries
+    from geo_assets.lib.tei import tei_to_paper
+    from geo_rag_runtime import contract
+    from geo_rag_runtime.classifier import default_artifact_dir, write_artifact
+    from geo_rag_runtime.embeddings import get_embedder
+    from geo_rag_runtime.stores.graph import get_graph_store
+    from geo_rag_runtime.stores.sparse import SparseIndex
+    from geo_rag_runtime.stores.vectors import ChromaVectorStore
+    from geo_rag_runtime.text.tokenizer import get_token_counter
+
+    kb = KnowledgeBase(home=root / "home", chunks={}, paper_ids={}, facts=0)
+    settings = kb.settings()
+    counter = get_token_counter(settings)
+    embedder = get_embedder(settings)
+    vectors = ChromaVectorStore(settings)
+    sparse = SparseIndex(settings)
+    graph = get_graph_store(settings)
+    graph.ensure_schema()
+    for name in PAPERS:
+        pdf = REPO / "data" / "papers" / name
+        sha = contract.file_sha256(pdf)
+        paper_id = contract.paper_id_from_sha256(sha)
+        paper = tei_to_paper(pdf_to_tei(pdf), paper_id=paper_id, source_file=name, sha256=sha)
+        cleaned = clean_paper(paper)
+        chunks = chunk_paper(
+            cleaned, counter, max_tokens=settings.chunk_tokens, overlap=settings.chunk_overlap
+        )
+        vectors.upsert_chunks(chunks, embedder.embed_documents([c.text for c in chunks]), embedder.identity)
+        sparse.upsert_paper(paper_id, chunks)
+        triples = extract_triples_with(chunks, llm=None)
+        graph.load({"paper_id": paper_id, "title": paper.title, "source_file": name}, chunks, triples)
+        kb.chunks.update({c.chunk_id: c for c in chunks})
+        kb.paper_ids[name] = paper_id
+    kb.facts = int(graph.counts()["facts"])
+    graph.close()
+    vectors.close()
+    queries = generate_synthetic_queries({}, n_per_type=120, seed=13)
+    model = build_pipeline(candidate_models(13)[SHIPPED_MODEL]).fit(
+        queries["query"].astype(str).tolist(), queries["label"].to_numpy()
+    )
+    write_artifact(
+        model,
+        default_artifact_dir(settings),
+        {"model": SHIPPED_MODEL, "training_data_version": dataset_version(queries)},
+    )
+    return kb
+
+
+_BUILT: dict[str, KnowledgeBase] = {}
+_BUILD_LOCK = threading.Lock()
+
+
+@pytest.fixture(scope="session")
+def knowledge_base(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
+    """Built once per process even when several test modules import this fixture."""
+    with _BUILD_LOCK:
+        if "kb" not in _BUILT:
+            _BUILT["kb"] = _build(tmp_path_factory.mktemp("georag-kb"))
+        return _BUILT["kb"]
+
+
+@pytest.fixture(scope="session")
+def service(knowledge_base: KnowledgeBase) -> Any:
+    """One shared service without LLM, as `geo-rag ask` runs on the embedded defaults."""
+    from geo_rag_runtime.service import RagService
+
+    rag = RagService(knowledge_base.settings())
+    yield rag
+    rag.close()
+
+
+# --------------------------------------------------------------------------- LLM doubles
+
+
+def chat_completion(content: str, model: str = "mock-llm") -> dict[str, Any]:
+    """A chat completion shaped as the OpenAI API returns it."""
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": model,
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+    }
+
+
+def mock_llm(settings: Settings, handler: Callable[[httpx.Request], httpx.Response]) -> Any:
+    """The real LLMClient talking to an in-process mock endpoint."""
+    from geo_rag_runtime.llm import LLMClient
+
+    configured = settings.model_copy(
+        update={
+            "llm_model": "mock-llm",
+            "openai_base_url": "http://llm.test/v1",
+            "llm_retries": 0,
+            "llm_timeout_s": 5,
+        }
+    )
+    return LLMClient(configured, http_client=httpx.Client(transport=httpx.MockTransport(handler)))
+
+
+def working_llm_handler(calls: list[dict[str, Any]]) -> Callable[[httpx.Request], httpx.Response]:
+    """Answers JSON requests by their schema and answer requests with a cited sentence."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        calls.append(body)
+        schema = (body.get("response_format") or {}).get("json_schema", {}).get("schema", {})
+        wanted = set(schema.get("properties", {}))
+        if "rephrasings" in wanted:
+            content = json.dumps({"rephrasings": ["zircon eruption age estimate", "youngest zircon age"]})
+        elif "keywords" in wanted:
+            content = json.dumps({"keywords": ["FeOT", "magnetite", "oxidation"]})
+        elif "keep" in wanted:
+            content = json.dumps({"keep": [{"passage": 0, "sentences": [0]}]})
+        elif "chunks" in wanted:
+            content = json.dumps({"chunks": [0], "facts": []})
+        else:
+            content = "Calc-alkaline magmas lose iron early because magnetite crystallises [V0]."
+        return httpx.Response(200, json=chat_completion(content))
+
+    return handler
+
+
+def failing_handler(request: httpx.Request) -> httpx.Response:
+    return httpx.Response(500, json={"error": {"message": "boom", "type": "server_error"}})
+
+
+def timeout_handler(request: httpx.Request) -> httpx.Response:
+    raise httpx.ReadTimeout("timed out", request=request)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def assert_contract(answer: Answer, kb: KnowledgeBase) -> dict[str, Any]:
+    payload = json.loads(answer.model_dump_json())
+    assert set(payload) == CONTRACT_KEYS | EXTRA_KEYS
+    assert payload["category"] in QUERY_TYPES
+    assert set(payload["contexts"]) == {"VectorRAG_Context", "GraphRAG_Context"}
+    assert set(payload["timings_ms"]) == STAGE_KEYS
+    assert all(value >= 0 for value in payload["timings_ms"].values())
+    for item in payload["contexts"]["VectorRAG_Context"].values():
+        assert item["text"] and item["chunk_id"] and item["source_file"] in kb.paper_ids
+    for item in payload["contexts"]["GraphRAG_Context"].values():
+        assert item["text"] and item["provenance"]
+        assert all(p["chunk_id"] in kb.chunks for p in item["provenance"])
+    for citation in payload["citations"]:
+        assert set(citation) == {"paper_id", "chunk_id", "source_file", "title"}
+        chunk = kb.chunks[citation["chunk_id"]]  # a real chunk of the knowledge base
+        assert citation["paper_id"] == chunk.paper_id
+        assert citation["source_file"] == chunk.source_file
+    return payload
+
+
+MAGNETITE = "How does magnetite crystallisation affect iron enrichment in calc-alkaline magmas?"
+ZIRCON = "How is the eruption age estimated from a population of zircon ages?"
+
+
+# --------------------------------------------------------------------------- routing
+
+
+@pytest.mark.parametrize(
+    ("category", "prefix"),
+    [
+        ("explicit_fact", "dense_similarity"),
+        ("implicit_reasoning", "multi_query(rephrasings="),
+        ("interpretable_rationale", "keyword_expansion+compression(expansion="),
+        ("hidden_rationale", "hybrid_sparse_dense(sources="),
+    ],
+)
+def test_each_category_runs_its_strategy(
+    service: Any, knowledge_base: KnowledgeBase, category: str, prefix: str
+) -> None:
+    answer = service.ask(MAGNETITE, category=category)
+    payload = assert_contract(answer, knowledge_base)
+    assert answer.category == category
+    assert answer.strategy.startswith(prefix)
+    assert answer.generator == "extractive"
+    assert answer.citations, answer.answer
+    assert "[V" in answer.answer or "[G" in answer.answer
+    assert payload["contexts"]["VectorRAG_Context"], "no passages retrieved"
+    assert payload["contexts"]["GraphRAG_Context"], "no graph facts for a question about magnetite and Fe"
+    assert not any("unavailable" in note for note in answer.notes), answer.notes
+
+
+def test_the_real_classifier_routes_the_question(service: Any, knowledge_base: KnowledgeBase) -> None:
+    answer = service.ask("What is the youngest zircon age reported for the eruption?")
+    assert_contract(answer, knowledge_base)
+    record = answer.classification
+    assert record["source"] == "classifier"
+    assert set(record["probabilities"]) == set(QUERY_TYPES)
+    assert answer.category == record["label"]
+    if record["confident"]:
+        from geo_rag_runtime.strategies import strategy_for
+
+        assert answer.strategy.startswith(strategy_for(answer.category).name)
+    else:
+        assert answer.strategy.startswith("hybrid_sparse_dense")
+        assert any("confidence" in note for note in answer.notes)
+
+
+def test_low_confidence_routes_to_hybrid(knowledge_base: KnowledgeBase) -> None:
+    from geo_rag_runtime.service import RagService
+
+    rag = RagService(knowledge_base.settings(classifier_min_confidence=0.999))
+    answer = rag.ask(ZIRCON)
+    assert answer.strategy.startswith("hybrid_sparse_dense")
+    assert answer.category == answer.classification["label"]
+    assert any("confidence" in note and "hybrid" in note for note in answer.notes)
+
+
+def test_baseline_uses_vectors_only(service: Any, knowledge_base: KnowledgeBase) -> None:
+    hybrid = service.ask(MAGNETITE, category="hidden_rationale")
+    baseline = service.ask(MAGNETITE, mode="baseline")
+    payload = assert_contract(baseline, knowledge_base)
+    assert baseline.mode == "baseline"
+    assert baseline.strategy == "baseline_dense"
+    assert payload["contexts"]["GraphRAG_Context"] == {}
+    assert hybrid.contexts["GraphRAG_Context"]
+    assert baseline.category in QUERY_TYPES and baseline.classification["source"] == "classifier"
+    assert baseline.generator == hybrid.generator == "extractive"
+    assert baseline.citations
+    top = baseline.contexts["VectorRAG_Context"]["0"]
+    assert top["retriever"] == "dense"
+
+
+def test_top_k_bounds_the_passages(service: Any) -> None:
+    one = service.ask(ZIRCON, mode="baseline", top_k=1)
+    assert len(one.contexts["VectorRAG_Context"]) == 1
+    with pytest.raises(QueryError, match="top_k"):
+        service.ask(ZIRCON, top_k=0)
+
+
+def test_context_stays_within_the_token_budget(knowledge_base: KnowledgeBase) -> None:
+    from geo_rag_runtime.service import RagService
+    from geo_rag_runtime.text.tokenizer import get_token_counter
+
+    settings = knowledge_base.settings(context_token_budget=600)
+    counter = get_token_counter(settings)
+    answer = RagService(settings).ask(MAGNETITE, category="implicit_reasoning", top_k=8)
+    vector = [item["text"] for item in answer.contexts["VectorRAG_Context"].values()]
+    graph = [item["text"] for item in answer.contexts["GraphRAG_Context"].values()]
+    assert vector and graph
+    assert sum(counter.count(t) for t in vector + graph) <= 600
+    assert sum(counter.count(t) for t in graph) <= 150
+
+
+def test_irrelevant_question_is_not_answered(service: Any) -> None:
+    answer = service.ask("Who won the football world cup in 2014?", category="explicit_fact")
+    assert answer.answer == "Not found in the corpus."
+    assert answer.citations == []
+
+
+# --------------------------------------------------------------------------- degradation
+
+
+def test_missing_classifier_falls_back_to_hybrid(knowledge_base: KnowledgeBase, tmp_path: Path) -> None:
+    from geo_rag_runtime.service import RagService
+
+    settings = knowledge_base.copy_without(tmp_path / "home", "models")
+    answer = RagService(settings).ask(ZIRCON)
+    assert_contract(answer, knowledge_base)
+    assert answer.category == "hidden_rationale"
+    assert answer.strategy.startswith("hybrid_sparse_dense")
+    assert answer.classification["source"] == "unavailable"
+    assert any("classifier unavailable" in note for note in answer.notes)
+    assert answer.citations
+
+
+def test_missing_graph_answers_from_vectors(knowledge_base: KnowledgeBase, tmp_path: Path) -> None:
+    from geo_rag_runtime.service import RagService
+
+    settings = knowledge_base.copy_without(tmp_path / "home", "graph")
+    rag = RagService(settings)
+    answer = rag.ask(MAGNETITE, category="implicit_reasoning")
+    assert_contract(answer, knowledge_base)
+    assert answer.contexts["GraphRAG_Context"] == {}
+    assert answer.contexts["VectorRAG_Context"] and answer.citations
+    assert any("graph store unavailable" in note for note in answer.notes)
+    assert rag.health()["status"] == "degraded"
+
+
+def test_missing_vector_store_says_run_ingest(tmp_path: Path, knowledge_base: KnowledgeBase) -> None:
+    from geo_rag_runtime.service import RagService
+
+    rag = RagService(knowledge_base.settings(home=tmp_path / "empty"))
+    with pytest.raises(StoreError, match="geo-rag ingest"):
+        rag.ask(ZIRCON)
+    assert rag.health()["status"] == "unavailable"
+
+
+@pytest.mark.parametrize("handler", [failing_handler, timeout_handler], ids=["http-500", "timeout"])
+def test_failing_llm_falls_back_to_extractive(
+    knowledge_base: KnowledgeBase, handler: Callable[[httpx.Request], httpx.Response]
+) -> None:
+    from geo_rag_runtime.service import RagService
+
+    settings = knowledge_base.settings()
+    rag = RagService(settings, llm=mock_llm(settings, handler))
+    answer = rag.ask(MAGNETITE, category="implicit_reasoning")
+    assert_contract(answer, knowledge_base)
+    assert answer.generator == "extractive"
+    assert answer.strategy.endswith("(rephrasings=keywords+vocabulary+graph)")
+    assert any("LLM mock-llm failed" in note and "extractively" in note for note in answer.notes)
+    assert any("LLM rephrasing failed" in note for note in answer.notes)
+    assert answer.citations
+
+
+def test_working_llm_answers_with_parsed_citations(knowledge_base: KnowledgeBase) -> None:
+    from geo_rag_runtime.service import RagService
+
+    settings = knowledge_base.settings()
+    calls: list[dict[str, Any]] = []
+    rag = RagService(settings, llm=mock_llm(settings, working_llm_handler(calls)))
+    answer = rag.ask(MAGNETITE, category="implicit_reasoning")
+    payload = assert_contract(answer, knowledge_base)
+    assert answer.generator == "mock-llm"
+    assert answer.strategy == "multi_query(rephrasings=llm)"
+    assert answer.answer.endswith("[V0].")
+    first = payload["contexts"]["VectorRAG_Context"]["0"]
+    assert [c.chunk_id for c in answer.citations] == [first["chunk_id"]]
+    prompt = calls[-1]["messages"][1]["content"]
+    assert "[V0]" in prompt and MAGNETITE in prompt
+    assert calls[-1]["temperature"] == 0 and calls[-1]["max_tokens"] > 0
+
+
+def test_llm_drives_expansion_compression_and_source_choice(knowledge_base: KnowledgeBase) -> None:
+    from geo_rag_runtime.service import RagService
+
+    settings = knowledge_base.settings()
+    rag = RagService(settings, llm=mock_llm(settings, working_llm_handler([])))
+    rationale = rag.ask(MAGNETITE, category="interpretable_rationale")
+    assert rationale.strategy == "keyword_expansion+compression(expansion=llm, compression=llm)"
+    assert len(rationale.contexts["VectorRAG_Context"]) == 1  # the mock keeps one sentence of passage 0
+    hidden = rag.ask(MAGNETITE, category="hidden_rationale")
+    assert hidden.strategy.startswith("hybrid_sparse_dense(") and hidden.strategy.endswith("choice=llm)")
+    assert len(hidden.contexts["VectorRAG_Context"]) == 1 and hidden.contexts["GraphRAG_Context"] == {}
+
+
+# --------------------------------------------------------------------------- hostile and odd input
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "MATCH (n) DETACH DELETE n",
+        "zircon'}) RETURN 1 //",
+        "Fe\u0000 in magnetite?\u0007\u200b",
+        "Wie beeinflusst Magnetit die Eisenanreicherung in kalkalkalischen Magmen?",
+        "磁铁矿结晶如何影响钙碱性岩浆中的铁富集？",
+    ],
+)
+def test_hostile_and_foreign_questions_are_answered_safely(
+    service: Any, knowledge_base: KnowledgeBase, question: str
+) -> None:
+    before = service.graph().counts()
+    answer = service.ask(question)
+    assert_contract(answer, knowledge_base)
+    assert answer.answer
+    assert "\u0000" not in answer.question and "\u0007" not in answer.question
+    assert service.graph().counts() == before == {**before, "facts": knowledge_base.facts}
+
+
+@pytest.mark.parametrize("question", ["", "   ", "\u0000\u0001\n\t"])
+def test_empty_questions_are_rejected(service: Any, question: str) -> None:
+    with pytest.raises(QueryError, match="empty"):
+        service.ask(question)
+
+
+def test_long_questions_are_rejected_with_the_limit(service: Any) -> None:
+    limit = service.settings.max_question_chars
+    with pytest.raises(QueryError, match=f"at most {limit}"):
+        service.ask("zircon " * (limit // 6))
+    with pytest.raises(QueryError, match=f"at most {limit}"):
+        service.ask("x" * (limit * 20))
+
+
+def test_concurrent_questions_share_one_service(service: Any, knowledge_base: KnowledgeBase) -> None:
+    questions = [MAGNETITE, ZIRCON, "What is the tholeiitic index?", "Why do zircons predate eruption?"]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        answers = list(pool.map(service.ask, questions))
+    for answer, question in zip(answers, questions, strict=True):
+        assert answer.question == question
+        assert_contract(answer, knowledge_base)
+
+
+def test_format_answer_lists_sources_notes_and_timings(service: Any) -> None:
+    from geo_rag_runtime.service import format_answer
+
+    answer = service.ask(MAGNETITE, category="hidden_rationale")
+    text = format_answer(answer)
+    assert text.startswith(answer.answer)
+    assert f"strategy: {answer.strategy}" in text and "generator: extractive" in text
+    assert "[V0] " in text and ".pdf" in text
+    assert "timings (ms):" in text and "generation" in text

@@ -1,0 +1,167 @@
+"""The four retrieval strategies on the real knowledge base, and their deterministic helpers."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from geo_rag_runtime.models import RetrievedItem
+from geo_rag_runtime.strategies import (
+    STRATEGIES,
+    DenseSimilarity,
+    HybridSparseDense,
+    KeywordExpansionCompression,
+    MultiQuery,
+    RetrievalTools,
+    compress_passages,
+    entity_alternatives,
+    graph_neighbours,
+    keyword_form,
+    strategy_for,
+)
+from tests.runtime import test_service
+from tests.runtime.test_service import MAGNETITE, KnowledgeBase, chat_completion, mock_llm
+
+knowledge_base = test_service.knowledge_base  # the session's one knowledge base (built once)
+
+
+@pytest.fixture(scope="module")
+def tools(knowledge_base: KnowledgeBase) -> RetrievalTools:
+    from geo_rag_runtime.service import RagService
+
+    return RagService(knowledge_base.settings()).tools()
+
+
+def with_llm(tools: RetrievalTools, handler: Any) -> RetrievalTools:
+    return RetrievalTools(**{**tools.__dict__, "llm": mock_llm(tools.settings, handler)})
+
+
+def json_reply(payload: Any) -> Any:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json=chat_completion(json.dumps(payload)))
+
+    return handler
+
+
+def test_routing_table_matches_the_paper() -> None:
+    assert {k: v.name for k, v in STRATEGIES.items()} == {
+        "explicit_fact": "dense_similarity",
+        "implicit_reasoning": "multi_query",
+        "interpretable_rationale": "keyword_expansion+compression",
+        "hidden_rationale": "hybrid_sparse_dense",
+    }
+    with pytest.raises(ValueError, match="unknown query type"):
+        strategy_for("opinion")  # type: ignore[arg-type]
+
+
+def test_keyword_form_strips_question_words_keeps_notation() -> None:
+    assert keyword_form("How does the 87Sr/86Sr of MORB change with δ18O?") == "87Sr/86Sr MORB change δ18O"
+    assert keyword_form("What is it?") == ""
+
+
+def test_vocabulary_alternatives(tools: RetrievalTools) -> None:
+    entities, alternatives = entity_alternatives("How do Sr isotopes in zircons record mixing?", tools)
+    assert {e.name for e in entities} >= {"Sr", "zircon"}
+    assert "87Sr/86Sr" in alternatives["Sr"] and "strontium" in [a.casefold() for a in alternatives["Sr"]]
+    assert alternatives["zircons"][0] == "zircon"
+
+
+def test_graph_neighbours_come_from_the_graph(tools: RetrievalTools) -> None:
+    neighbours = graph_neighbours(["magnetite"], tools)
+    assert tools.graph is not None
+    facts = tools.graph.subgraph(["magnetite"], 1, 50)
+    assert neighbours and set(neighbours) <= {f.head for f in facts} | {f.tail for f in facts}
+    assert "magnetite" not in neighbours
+    assert graph_neighbours([], tools) == []
+
+
+def test_dense_similarity(tools: RetrievalTools) -> None:
+    run = DenseSimilarity().retrieve(MAGNETITE, tools, 3)
+    assert run.label == "dense_similarity" and 1 <= len(run.chunks) <= 3
+    assert all(item.retriever == "dense" for item in run.chunks)
+    assert run.chunks == sorted(run.chunks, key=lambda c: -c.score)
+    assert "magnetite" in run.chunks[0].text.casefold()
+
+
+def test_multi_query_unions_rephrasings(tools: RetrievalTools, knowledge_base: KnowledgeBase) -> None:
+    strategy = MultiQuery()
+    variants, how, notes = strategy.rephrasings(MAGNETITE, tools)
+    assert how == "keywords+vocabulary+graph" and not notes
+    assert keyword_form(MAGNETITE) in variants and len(variants) >= 3
+    run = strategy.retrieve(MAGNETITE, tools, 3)
+    assert run.label == "multi_query(rephrasings=keywords+vocabulary+graph)"
+    single = {c.chunk_id for c in tools.dense(MAGNETITE, 3)}
+    union = {c.chunk_id for c in run.chunks}
+    assert union >= single and len(union) > len(single)  # the rephrasings reach further passages
+    assert all(c.chunk_id in knowledge_base.chunks for c in run.chunks)
+
+
+def test_multi_query_with_llm_and_with_a_broken_llm(tools: RetrievalTools) -> None:
+    good = with_llm(tools, json_reply({"rephrasings": ["magnetite iron depletion", MAGNETITE]}))
+    variants, how, _ = MultiQuery().rephrasings(MAGNETITE, good)
+    assert how == "llm" and variants == ["magnetite iron depletion"]
+    broken = with_llm(tools, json_reply({"something": "else"}))
+    variants, how, notes = MultiQuery().rephrasings(MAGNETITE, broken)
+    assert how == "keywords+vocabulary+graph" and "LLM rephrasing failed" in notes[0]
+
+
+def test_keyword_expansion_and_compression(tools: RetrievalTools) -> None:
+    strategy = KeywordExpansionCompression()
+    terms, how, _ = strategy.expansion(MAGNETITE, tools)
+    assert how.startswith("vocabulary") and terms
+    run = strategy.retrieve(MAGNETITE, tools, 3)
+    chunks, facts = strategy.refine(MAGNETITE, run, [], tools, 3)
+    assert run.label == "keyword_expansion+compression(expansion=vocabulary+graph, compression=embedding)"
+    assert len(chunks) == len(run.chunks[:3]) and facts == []
+    for original, compressed in zip(run.chunks, chunks, strict=False):
+        assert compressed.chunk_id == original.chunk_id
+        assert len(compressed.text) < len(original.text)  # only the relevant sentences remain
+        first = compressed.text.split(" … ")[0]
+        assert first in original.text
+
+
+def test_compression_keeps_the_best_sentence_of_each_passage(tools: RetrievalTools) -> None:
+    passages = [
+        RetrievedItem(
+            text="The weather was fine. Zircon crystallises before eruption. Lunch was late.", chunk_id="a"
+        ),
+        RetrievedItem(text="Nothing here concerns rocks. Or minerals.", chunk_id="b"),
+    ]
+    out, how, _ = compress_passages("When does zircon crystallise relative to eruption?", passages, tools)
+    assert how == "embedding"
+    assert out[0].text == "Zircon crystallises before eruption."
+    assert len(out) == 2 and out[1].text in {"Nothing here concerns rocks.", "Or minerals."}
+
+
+def test_hybrid_fuses_sparse_and_dense_and_chooses_sources(tools: RetrievalTools) -> None:
+    strategy = HybridSparseDense()
+    run = strategy.retrieve(MAGNETITE, tools, 3)
+    assert {"dense", "sparse"} <= {r for found in run.details["found"].values() for r in found}
+    assert all(item.retriever == "fused" for item in run.chunks)
+    noise = RetrievedItem(kind="fact", text="Unobtainium CONTAINS Kryptonite", retriever="graph")
+    assert tools.graph is not None
+    graph = tools.graph.subgraph(["magnetite"], 1, 5)
+    real = [
+        RetrievedItem(kind="fact", text=f"{f.head} {f.relation} {f.tail}", retriever="graph") for f in graph
+    ]
+    chunks, facts = strategy.refine(MAGNETITE, run, [noise, *real], tools, 3)
+    assert 1 <= len(chunks) <= 3
+    assert noise not in facts and facts  # facts must agree with the question or a kept passage
+    assert run.label == "hybrid_sparse_dense(sources=dense+sparse+graph, choice=agreement)"
+
+
+def test_hybrid_with_llm_choice_validates_ids(tools: RetrievalTools) -> None:
+    strategy = HybridSparseDense()
+    run = strategy.retrieve(MAGNETITE, tools, 3)
+    picky = with_llm(tools, json_reply({"chunks": [1, 99, 1], "facts": [7]}))
+    chunks, facts = strategy.refine(MAGNETITE, run, [], picky, 3)
+    assert chunks == [run.chunks[1]] and facts == []
+    assert run.label.endswith("choice=llm)")
+    empty = with_llm(tools, json_reply({"chunks": [], "facts": []}))
+    run = strategy.retrieve(MAGNETITE, tools, 3)
+    chunks, _ = strategy.refine(MAGNETITE, run, [], empty, 3)
+    assert chunks and run.label.endswith("choice=agreement)")
+    assert any("LLM source choice failed" in note for note in run.notes)
