@@ -44,6 +44,8 @@ def evaluate(
     if max_questions is not None:
         results_config["max_questions"] = max_questions
     run_config = {
+        # progress lines (INFO) without Dagster's per-event DEBUG chatter
+        "loggers": {"console": {"config": {"log_level": "INFO"}}},
         "ops": {
             "evaluation_dataset": {"config": {"dataset": str(Path(dataset).resolve()) if dataset else None}},
             "evaluation_results": {"config": results_config},
