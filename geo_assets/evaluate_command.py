@@ -49,7 +49,7 @@ def evaluate(
         "ops": {
             "evaluation_dataset": {"config": {"dataset": str(Path(dataset).resolve()) if dataset else None}},
             "evaluation_results": {"config": results_config},
-        }
+        },
     }
     result = dg.materialize(
         assets,

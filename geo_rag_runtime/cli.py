@@ -105,10 +105,7 @@ def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
     for asset, parts in assets.items() if "error" not in assets else []:
         newest = max(parts.values(), key=lambda p: p["timestamp"])
         scope = "unpartitioned" if set(parts) == {"-"} else f"{len(parts)} partition(s)"
-        print(
-            f"  {asset}: {scope}, code {newest['code_version']}, "
-            f"data {newest['data_version']}"
-        )
+        print(f"  {asset}: {scope}, code {newest['code_version']}, data {newest['data_version']}")
     return 0
 
 

@@ -53,7 +53,15 @@ def geo_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """An empty GEO_RAG_HOME for one test, with no external services configured."""
     home = tmp_path / "home"
     monkeypatch.setenv("GEO_RAG_HOME", str(home))
-    for var in ("GROBID_URL", "MONGODB_URI", "CHROMA_HOST", "NEO4J_URI", "OPENAI_API_KEY",
-                "OPENAI_BASE_URL", "GEO_RAG_LLM_MODEL", "GEO_RAG_JUDGE_MODEL"):
+    for var in (
+        "GROBID_URL",
+        "MONGODB_URI",
+        "CHROMA_HOST",
+        "NEO4J_URI",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "GEO_RAG_LLM_MODEL",
+        "GEO_RAG_JUDGE_MODEL",
+    ):
         monkeypatch.delenv(var, raising=False)
     yield home

@@ -26,9 +26,8 @@ def triples(
     documents: DocumentStoreResource,
     llm: LLMResource,
 ):
-    from geo_rag_runtime.vocab import load_vocabulary
-
     from geo_assets.lib.extraction import extract_triples_with
+    from geo_rag_runtime.vocab import load_vocabulary
 
     with documents.open() as store:
         items = store.get_chunks(chunks["chunk_ids"])

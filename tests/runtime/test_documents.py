@@ -30,8 +30,14 @@ def _chunks(pid: str, n: int, salt: str = "") -> list[Chunk]:
         text = f"chunk {i} of {pid} {salt} εNd = +5.2"
         out.append(
             Chunk(
-                chunk_id=contract.chunk_id(pid, i, text), paper_id=pid, source_file=f"{pid}.pdf",
-                ordinal=i, char_start=i * 10, char_end=i * 10 + 9, token_count=9, text=text,
+                chunk_id=contract.chunk_id(pid, i, text),
+                paper_id=pid,
+                source_file=f"{pid}.pdf",
+                ordinal=i,
+                char_start=i * 10,
+                char_end=i * 10 + 9,
+                token_count=9,
+                text=text,
             )
         )
     return out
@@ -48,8 +54,18 @@ def test_upserts_are_idempotent_and_retire_cleanly(geo_home: Path) -> None:
     # a re-chunked paper keeps exactly its new chunks
     store.replace_chunks("pa", _chunks("pa", 3, salt="v2"))
     assert [c.text.split()[-4] for c in store.chunks_for_paper("pa")] == ["v2"] * 3
-    triple = Triple(triple_id="t1", head="zircon", head_type="Mineral", relation="CONTAINS", tail="Hf",
-                    tail_type="Element", paper_id="pa", chunk_id="c", sentence="s", extractor="rules-v1")
+    triple = Triple(
+        triple_id="t1",
+        head="zircon",
+        head_type="Mineral",
+        relation="CONTAINS",
+        tail="Hf",
+        tail_type="Element",
+        paper_id="pa",
+        chunk_id="c",
+        sentence="s",
+        extractor="rules-v1",
+    )
     store.replace_triples("pa", [triple, triple])
     assert store.counts()["triples"] == 1
     assert store.find_paper_by_sha256("pa" * 4)["paper_id"] == "pa"
