@@ -290,6 +290,8 @@ def _is_prose(sentence: str) -> bool:
         return False  # a heading such as "2 The inverse Re–Os isochron"
     if _NOT_PROSE.match(sentence):
         return False
+    if sentence.rstrip().endswith(":"):
+        return False  # it introduces an equation or a list that the text extraction did not keep
     letters = len(_LETTER.findall(sentence))
     return letters >= 0.55 * len(sentence.replace(" ", ""))
 

@@ -243,3 +243,11 @@ def test_headings_references_and_captions_are_no_answer_sentences(scorer: Releva
     assert sentences == [
         "Inverse isochrons avoid the strong error correlations of conventional Re–Os isochrons."
     ]
+
+
+def test_sentences_that_introduce_a_missing_equation_are_not_quoted() -> None:
+    from geo_rag_runtime.generation import _is_prose
+
+    lead_in = "The decision boundary between the two magma series can be defined as the halfway line between these trends:"
+    assert not _is_prose(lead_in)
+    assert _is_prose(lead_in[:-1] + ".")
