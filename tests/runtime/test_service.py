@@ -387,7 +387,7 @@ def test_failing_llm_falls_back_to_extractive(
     answer = rag.ask(MAGNETITE, category="implicit_reasoning")
     assert_contract(answer, knowledge_base)
     assert answer.generator == "extractive"
-    assert answer.strategy.endswith("(rephrasings=keywords+vocabulary+graph)")
+    assert answer.strategy.endswith("(rephrasings=keywords+vocabulary)")
     assert any("LLM mock-llm failed" in note and "extractively" in note for note in answer.notes)
     assert any("LLM rephrasing failed" in note for note in answer.notes)
     assert answer.citations

@@ -89,10 +89,10 @@ def test_dense_similarity(tools: RetrievalTools) -> None:
 def test_multi_query_unions_rephrasings(tools: RetrievalTools, knowledge_base: KnowledgeBase) -> None:
     strategy = MultiQuery()
     variants, how, notes = strategy.rephrasings(MAGNETITE, tools)
-    assert how == "keywords+vocabulary+graph" and not notes
+    assert how == "keywords+vocabulary" and not notes
     assert keyword_form(MAGNETITE) in variants and len(variants) >= 3
     run = strategy.retrieve(MAGNETITE, tools, 3)
-    assert run.label == "multi_query(rephrasings=keywords+vocabulary+graph)"
+    assert run.label == "multi_query(rephrasings=keywords+vocabulary)"
     single = {c.chunk_id for c in tools.dense(MAGNETITE, 3)}
     union = {c.chunk_id for c in run.chunks}
     assert union >= single and len(union) > len(single)  # the rephrasings reach further passages
@@ -105,7 +105,7 @@ def test_multi_query_with_llm_and_with_a_broken_llm(tools: RetrievalTools) -> No
     assert how == "llm" and variants == ["magnetite iron depletion"]
     broken = with_llm(tools, json_reply({"something": "else"}))
     variants, how, notes = MultiQuery().rephrasings(MAGNETITE, broken)
-    assert how == "keywords+vocabulary+graph" and "LLM rephrasing failed" in notes[0]
+    assert how == "keywords+vocabulary" and "LLM rephrasing failed" in notes[0]
 
 
 def test_keyword_expansion_and_compression(tools: RetrievalTools) -> None:
