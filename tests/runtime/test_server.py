@@ -12,11 +12,7 @@ from fastapi.testclient import TestClient
 
 from geo_rag_runtime.server import create_app
 from geo_rag_runtime.service import RagService
-from tests.runtime import test_service
-from tests.runtime.test_service import CONTRACT_KEYS, EXTRA_KEYS, MAGNETITE, KnowledgeBase
-
-knowledge_base = test_service.knowledge_base  # the session's one knowledge base (built once)
-service = test_service.service
+from tests.runtime.knowledge_base import CONTRACT_KEYS, EXTRA_KEYS, MAGNETITE, KnowledgeBase
 
 
 @pytest.fixture()

@@ -22,10 +22,7 @@ from geo_rag_runtime.strategies import (
     keyword_form,
     strategy_for,
 )
-from tests.runtime import test_service
-from tests.runtime.test_service import MAGNETITE, KnowledgeBase, chat_completion, mock_llm
-
-knowledge_base = test_service.knowledge_base  # the session's one knowledge base (built once)
+from tests.runtime.knowledge_base import MAGNETITE, KnowledgeBase, chat_completion, mock_llm
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,220 @@
+"""A real knowledge base for the runtime tests, built once per session by the ingest pipeline's own
+functions (no Dagster): PDF → TEI → Paper → CleanedPaper → chunks → MiniLM vectors in Chroma + BM25
+index → rule triples → LadybugDB graph, plus a query classifier trained on the synthetic queries.
+Two sample papers keep it small (about 50 chunks). Fixtures live in conftest.py; helpers here.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from geo_rag_runtime.models import QUERY_TYPES, Answer, Chunk
+from geo_rag_runtime.settings import Settings
+
+REPO = Path(__file__).resolve().parents[2]
+PAPERS = (
+    "VermeeschPease2021_GPL_TholeiiticCalcAlkaline_CCBY.pdf",
+    "Keller2018_GPL_ZirconEruptionAge_CCBY.pdf",
+)
+CONTRACT_KEYS = {
+    "question",
+    "category",
+    "strategy",
+    "answer",
+    "generator",
+    "citations",
+    "contexts",
+    "timings_ms",
+}
+EXTRA_KEYS = {"mode", "notes", "classification"}
+STAGE_KEYS = {"classification", "vector", "graph", "fusion", "generation", "total"}
+
+
+# --------------------------------------------------------------------------- the knowledge base
+
+
+@dataclass
+class KnowledgeBase:
+    home: Path
+    chunks: dict[str, Chunk]  # chunk_id -> chunk
+    paper_ids: dict[str, str]  # source_file -> paper_id
+    facts: int
+
+    def settings(self, home: Path | None = None, **overrides: Any) -> Settings:
+        """Settings for this home with no external service configured (whatever the environment)."""
+        values: dict[str, Any] = {
+            "home": home or self.home,
+            "llm_model": None,
+            "openai_api_key": None,
+            "openai_base_url": None,
+            "chroma_host": None,
+            "neo4j_uri": None,
+            "mongodb_uri": None,
+            "grobid_url": None,
+            "api_token": None,
+        }
+        values.update(overrides)
+        return Settings(**values)
+
+    def copy_without(self, target: Path, *folders: str) -> Settings:
+        """A copy of the home lacking some stores (degradation tests must not touch the shared one)."""
+        shutil.copytree(self.home, target, ignore=shutil.ignore_patterns("*.lock"))
+        for folder in folders:
+            shutil.rmtree(target / folder)
+        return self.settings(home=target)
+
+
+def _build(root: Path) -> KnowledgeBase:
+    from geo_assets.lib.chunking import chunk_paper
+    from geo_assets.lib.classifier_training import SHIPPED_MODEL, build_pipeline, candidate_models
+    from geo_assets.lib.cleaning import clean_paper
+    from geo_assets.lib.extraction import extract_triples_with
+    from geo_assets.lib.pdf_to_tei import pdf_to_tei
+    from geo_assets.lib.synthetic_queries import dataset_version, generate_synthetic_queries
+    from geo_assets.lib.tei import tei_to_paper
+    from geo_rag_runtime import contract
+    from geo_rag_runtime.classifier import default_artifact_dir, write_artifact
+    from geo_rag_runtime.embeddings import get_embedder
+    from geo_rag_runtime.stores.graph import get_graph_store
+    from geo_rag_runtime.stores.sparse import SparseIndex
+    from geo_rag_runtime.stores.vectors import ChromaVectorStore
+    from geo_rag_runtime.text.tokenizer import get_token_counter
+
+    kb = KnowledgeBase(home=root / "home", chunks={}, paper_ids={}, facts=0)
+    settings = kb.settings()
+    counter = get_token_counter(settings)
+    embedder = get_embedder(settings)
+    vectors = ChromaVectorStore(settings)
+    sparse = SparseIndex(settings)
+    graph = get_graph_store(settings)
+    graph.ensure_schema()
+    for name in PAPERS:
+        pdf = REPO / "data" / "papers" / name
+        sha = contract.file_sha256(pdf)
+        paper_id = contract.paper_id_from_sha256(sha)
+        paper = tei_to_paper(pdf_to_tei(pdf), paper_id=paper_id, source_file=name, sha256=sha)
+        cleaned = clean_paper(paper)
+        chunks = chunk_paper(
+            cleaned, counter, max_tokens=settings.chunk_tokens, overlap=settings.chunk_overlap
+        )
+        vectors.upsert_chunks(chunks, embedder.embed_documents([c.text for c in chunks]), embedder.identity)
+        sparse.upsert_paper(paper_id, chunks)
+        triples = extract_triples_with(chunks, llm=None)
+        graph.load({"paper_id": paper_id, "title": paper.title, "source_file": name}, chunks, triples)
+        kb.chunks.update({c.chunk_id: c for c in chunks})
+        kb.paper_ids[name] = paper_id
+    kb.facts = int(graph.counts()["facts"])
+    graph.close()
+    vectors.close()
+    queries = generate_synthetic_queries({}, n_per_type=120, seed=13)
+    model = build_pipeline(candidate_models(13)[SHIPPED_MODEL]).fit(
+        queries["query"].astype(str).tolist(), queries["label"].to_numpy()
+    )
+    write_artifact(
+        model,
+        default_artifact_dir(settings),
+        {"model": SHIPPED_MODEL, "training_data_version": dataset_version(queries)},
+    )
+    return kb
+
+
+def build_knowledge_base(root: Path) -> KnowledgeBase:
+    """The session's knowledge base under ``root`` (the conftest fixture builds it once)."""
+    return _build(root)
+
+
+# --------------------------------------------------------------------------- LLM doubles
+
+
+def chat_completion(content: str, model: str = "mock-llm") -> dict[str, Any]:
+    """A chat completion shaped as the OpenAI API returns it."""
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": model,
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+    }
+
+
+def mock_llm(settings: Settings, handler: Callable[[httpx.Request], httpx.Response]) -> Any:
+    """The real LLMClient talking to an in-process mock endpoint."""
+    from geo_rag_runtime.llm import LLMClient
+
+    configured = settings.model_copy(
+        update={
+            "llm_model": "mock-llm",
+            "openai_base_url": "http://llm.test/v1",
+            "llm_retries": 0,
+            "llm_timeout_s": 5,
+        }
+    )
+    return LLMClient(configured, http_client=httpx.Client(transport=httpx.MockTransport(handler)))
+
+
+def working_llm_handler(calls: list[dict[str, Any]]) -> Callable[[httpx.Request], httpx.Response]:
+    """Answers JSON requests by their schema and answer requests with a cited sentence."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        calls.append(body)
+        schema = (body.get("response_format") or {}).get("json_schema", {}).get("schema", {})
+        wanted = set(schema.get("properties", {}))
+        if "rephrasings" in wanted:
+            content = json.dumps({"rephrasings": ["zircon eruption age estimate", "youngest zircon age"]})
+        elif "keywords" in wanted:
+            content = json.dumps({"keywords": ["FeOT", "magnetite", "oxidation"]})
+        elif "keep" in wanted:
+            content = json.dumps({"keep": [{"passage": 0, "sentences": [0]}]})
+        elif "chunks" in wanted:
+            content = json.dumps({"chunks": [0], "facts": []})
+        else:
+            content = "Calc-alkaline magmas lose iron early because magnetite crystallises [V0]."
+        return httpx.Response(200, json=chat_completion(content))
+
+    return handler
+
+
+def failing_handler(request: httpx.Request) -> httpx.Response:
+    return httpx.Response(500, json={"error": {"message": "boom", "type": "server_error"}})
+
+
+def timeout_handler(request: httpx.Request) -> httpx.Response:
+    raise httpx.ReadTimeout("timed out", request=request)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def assert_contract(answer: Answer, kb: KnowledgeBase) -> dict[str, Any]:
+    payload = json.loads(answer.model_dump_json())
+    assert set(payload) == CONTRACT_KEYS | EXTRA_KEYS
+    assert payload["category"] in QUERY_TYPES
+    assert set(payload["contexts"]) == {"VectorRAG_Context", "GraphRAG_Context"}
+    assert set(payload["timings_ms"]) == STAGE_KEYS
+    assert all(value >= 0 for value in payload["timings_ms"].values())
+    for item in payload["contexts"]["VectorRAG_Context"].values():
+        assert item["text"] and item["chunk_id"] and item["source_file"] in kb.paper_ids
+    for item in payload["contexts"]["GraphRAG_Context"].values():
+        assert item["text"] and item["provenance"]
+        assert all(p["chunk_id"] in kb.chunks for p in item["provenance"])
+    for citation in payload["citations"]:
+        assert set(citation) == {"paper_id", "chunk_id", "source_file", "title"}
+        chunk = kb.chunks[citation["chunk_id"]]  # a real chunk of the knowledge base
+        assert citation["paper_id"] == chunk.paper_id
+        assert citation["source_file"] == chunk.source_file
+    return payload
+
+
+MAGNETITE = "How does magnetite crystallisation affect iron enrichment in calc-alkaline magmas?"
+ZIRCON = "How is the eruption age estimated from a population of zircon ages?"
