@@ -95,7 +95,7 @@ def test_sensor_registers_new_pdf_and_requests_its_run(
     monkeypatch.setenv("GEO_RAG_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("GEO_RAG_PAPERS", str(papers))
     with dg.instance_for_test() as instance:
-        sensor = defs.get_sensor_def("new_papers_sensor")
+        sensor = defs.resolve_sensor_def("new_papers_sensor")
         resources = default_resources()
         with dg.build_sensor_context(instance=instance, resources=resources) as context:
             result = sensor(context)

@@ -47,6 +47,6 @@ def test_every_materializable_asset_has_code_version_and_group() -> None:
 
 
 def test_jobs_sensor_and_schedule_resolve() -> None:
-    assert defs.get_job_def("ingest_paper_job") is not None
-    assert defs.get_sensor_def("new_papers_sensor") is not None
-    assert defs.get_schedule_def("nightly_rescan") is not None
+    assert defs.resolve_job_def("ingest_paper_job") is not None
+    assert defs.resolve_sensor_def("new_papers_sensor") is not None
+    assert defs.resolve_schedule_def("nightly_rescan") is not None
