@@ -2,8 +2,7 @@
 
     python scripts/bench_graph.py [PDF or folder ...] [--sample 50] [--seed 7] [--json out.json]
 
-Text comes from the project pipeline (pdf_to_tei → tei_to_paper → clean_paper → chunk_paper) when all of
-it is importable, else from pypdf split into ~2,000-character chunks (the output says which). It prints per
+Text comes from the project pipeline (pdf_to_tei → tei_to_paper → clean_paper → chunk_paper). It prints per
 paper: chunks, entities, triples by relation; load/reload/delete timings and store counts checked against
 the input; subgraph and retriever timings at depth 1 and 2; and, with --sample, a seeded random sample of
 triples with their sentences for judging precision by hand.
@@ -14,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import statistics
 import sys
 import tempfile
@@ -24,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from geo_assets.lib.extraction import extract_triples
-from geo_rag_runtime import contract
+from geo_assets.lib.pipeline import chunks_from_pdf
 from geo_rag_runtime.models import Chunk, Triple
 from geo_rag_runtime.retrieval.graph import GraphRetriever
 from geo_rag_runtime.settings import get_settings
@@ -40,49 +38,9 @@ QUESTIONS = [
 ]
 
 
-def _pipeline_chunks(pdf: Path) -> tuple[dict[str, str], list[Chunk]] | None:
-    try:
-        from geo_assets.lib.chunking import chunk_paper
-        from geo_assets.lib.cleaning import clean_paper
-        from geo_assets.lib.pdf_to_tei import pdf_to_tei
-        from geo_assets.lib.tei import tei_to_paper
-        from geo_rag_runtime.text.tokenizer import get_token_counter
-    except ImportError:
-        return None
-    tei = pdf_to_tei(pdf)
-    sha = contract.file_sha256(pdf)
-    pid = contract.paper_id_from_sha256(sha)
-    paper = tei_to_paper(tei, paper_id=pid, source_file=pdf.name, sha256=sha)
-    settings = get_settings()
-    chunks = chunk_paper(
-        clean_paper(paper), get_token_counter(settings), settings.chunk_tokens, settings.chunk_overlap
-    )
+def _pipeline_chunks(pdf: Path) -> tuple[dict[str, str], list[Chunk]]:
+    paper, chunks = chunks_from_pdf(pdf, get_settings())
     return {"paper_id": paper.paper_id, "title": paper.title, "source_file": pdf.name}, chunks
-
-
-def _pypdf_chunks(pdf: Path, size: int = 2000) -> tuple[dict[str, str], list[Chunk]]:
-    import pypdf
-
-    text = " ".join((page.extract_text() or "") for page in pypdf.PdfReader(pdf).pages)
-    text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")  # pypdf leaves surrogate pairs
-    text = " ".join(re.sub(r"-\n(?=[a-z])", "", text).split())
-    pid = contract.paper_id_from_sha256(contract.file_sha256(pdf))
-    chunks = []
-    for i, start in enumerate(range(0, len(text), size)):
-        body = text[start : start + size]
-        chunks.append(
-            Chunk(
-                chunk_id=contract.chunk_id(pid, i, body),
-                paper_id=pid,
-                source_file=pdf.name,
-                ordinal=i,
-                char_start=start,
-                char_end=start + len(body),
-                token_count=len(body.split()),
-                text=body,
-            )
-        )
-    return {"paper_id": pid, "title": pdf.stem, "source_file": pdf.name}, chunks
 
 
 def _timed(fn: Any, *args: Any, repeat: int = 1) -> tuple[Any, float]:
@@ -104,7 +62,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rules-only", action="store_true", help="sample only rule triples (no vocabulary facts)"
     )
-    parser.add_argument("--pypdf", action="store_true", help="skip the pipeline, use pypdf text")
     parser.add_argument("--json", type=Path, help="write the measurements here")
     args = parser.parse_args(argv)
 
@@ -113,9 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     corpus: list[tuple[dict[str, str], list[Chunk], list[Triple]]] = []
     for pdf in pdfs:
         start = time.perf_counter()
-        got = None if args.pypdf else _pipeline_chunks(pdf)
-        report["source"] = "pipeline" if got else "pypdf-2000-chars"
-        paper, chunks = got or _pypdf_chunks(pdf)
+        report["source"] = "pipeline"
+        paper, chunks = _pipeline_chunks(pdf)
         text_s = time.perf_counter() - start
         entities = {(e.name, e.type) for c in chunks for e in recognize(c.text)}
         triples, extract_ms = _timed(extract_triples, chunks)

@@ -1,7 +1,6 @@
 """Benchmark of the retrieval stack on the whole shared corpus.
 
-Chunks every PDF (the ingest pipeline's functions when present, else pypdf text through the real
-chunker), embeds the chunks, fills an embedded Chroma and the BM25 index in a scratch home, and
+Chunks every PDF with the ingest pipeline's functions (geo_assets.lib.pipeline), embeds the chunks, fills an embedded Chroma and the BM25 index in a scratch home, and
 reports embedding throughput, index sizes on disk, BM25 rebuild time, and p50/p95 latency plus
 hit@5 / MRR of the paper that answers, for dense, sparse and fused retrieval over 51 questions.
 
@@ -13,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import sys
 import tempfile
@@ -118,47 +116,15 @@ QUESTIONS: list[tuple[str, str]] = [
 
 
 def chunk_corpus(papers: list[Path]) -> tuple[list[Any], str]:
-    """Chunks of every paper and the route that produced them."""
-    from geo_assets.lib.chunking import chunk_paper
-    from geo_rag_runtime.contract import file_sha256, paper_id_from_sha256
-    from geo_rag_runtime.models import CleanedPaper, CleanSection
+    """Chunks of every paper (512 tokens, 100 overlap) and the route that produced them."""
+    from geo_assets.lib.pipeline import chunks_from_pdf
     from geo_rag_runtime.settings import get_settings
-    from geo_rag_runtime.text.tokenizer import get_token_counter
 
-    try:
-        from geo_assets.lib.tei import tei_to_paper
-
-        from geo_assets.lib.cleaning import clean_paper
-        from geo_assets.lib.pdf_to_tei import pdf_to_tei
-
-        route = "pipeline (pdf_to_tei -> tei_to_paper -> clean_paper -> chunk_paper)"
-    except ImportError:
-        route = "pypdf text -> chunk_paper (pipeline TEI modules not present)"
-        pdf_to_tei = None  # type: ignore[assignment]
-    counter = get_token_counter(get_settings())
-    surrogate = re.compile(r"[\ud800-\udfff]")
+    settings = get_settings(chunk_tokens=512, chunk_overlap=100)
     chunks: list[Any] = []
     for path in papers:
-        sha = file_sha256(path)
-        paper_id = paper_id_from_sha256(sha)
-        if pdf_to_tei is not None:
-            cleaned = clean_paper(
-                tei_to_paper(pdf_to_tei(path), paper_id=paper_id, source_file=path.name, sha256=sha)
-            )
-        else:
-            import pypdf
-
-            text = "\n\n".join((page.extract_text() or "").strip() for page in pypdf.PdfReader(path).pages)
-            text = surrogate.sub("\ufffd", text)
-            cleaned = CleanedPaper(
-                paper_id=paper_id,
-                source_file=path.name,
-                title=path.stem,
-                text=text,
-                sections=[CleanSection(heading="", kind="body", text=text, char_start=0, char_end=len(text))],
-            )
-        chunks.extend(chunk_paper(cleaned, counter, max_tokens=512, overlap=100))
-    return chunks, route
+        chunks.extend(chunks_from_pdf(path, settings)[1])
+    return chunks, "pipeline (pdf_to_tei -> tei_to_paper -> clean_paper -> chunk_paper)"
 
 
 def folder_bytes(path: Path) -> int:

@@ -72,24 +72,18 @@ class KnowledgeBase:
 
 
 def _build(root: Path) -> KnowledgeBase:
-    from geo_assets.lib.chunking import chunk_paper
     from geo_assets.lib.classifier_training import SHIPPED_MODEL, build_pipeline, candidate_models
-    from geo_assets.lib.cleaning import clean_paper
     from geo_assets.lib.extraction import extract_triples_with
-    from geo_assets.lib.pdf_to_tei import pdf_to_tei
+    from geo_assets.lib.pipeline import chunks_from_pdf
     from geo_assets.lib.synthetic_queries import dataset_version, generate_synthetic_queries
-    from geo_assets.lib.tei import tei_to_paper
-    from geo_rag_runtime import contract
     from geo_rag_runtime.classifier import default_artifact_dir, write_artifact
     from geo_rag_runtime.embeddings import get_embedder
     from geo_rag_runtime.stores.graph import get_graph_store
     from geo_rag_runtime.stores.sparse import SparseIndex
     from geo_rag_runtime.stores.vectors import ChromaVectorStore
-    from geo_rag_runtime.text.tokenizer import get_token_counter
 
     kb = KnowledgeBase(home=root / "home", chunks={}, paper_ids={}, facts=0)
     settings = kb.settings()
-    counter = get_token_counter(settings)
     embedder = get_embedder(settings)
     vectors = ChromaVectorStore(settings)
     sparse = SparseIndex(settings)
@@ -97,13 +91,8 @@ def _build(root: Path) -> KnowledgeBase:
     graph.ensure_schema()
     for name in PAPERS:
         pdf = REPO / "data" / "papers" / name
-        sha = contract.file_sha256(pdf)
-        paper_id = contract.paper_id_from_sha256(sha)
-        paper = tei_to_paper(pdf_to_tei(pdf), paper_id=paper_id, source_file=name, sha256=sha)
-        cleaned = clean_paper(paper)
-        chunks = chunk_paper(
-            cleaned, counter, max_tokens=settings.chunk_tokens, overlap=settings.chunk_overlap
-        )
+        paper, chunks = chunks_from_pdf(pdf, settings)
+        paper_id = paper.paper_id
         vectors.upsert_chunks(chunks, embedder.embed_documents([c.text for c in chunks]), embedder.identity)
         sparse.upsert_paper(paper_id, chunks)
         triples = extract_triples_with(chunks, llm=None)

@@ -1,0 +1,36 @@
+"""The per-paper text stages in one call, for scripts and tests that need real chunks without Dagster.
+
+The assets run these same steps one asset at a time (tei_xml → paper_json → cleaned_text → chunks);
+this is the same composition for benchmarks and test fixtures, so they cannot drift from it.
+"""
+
+from pathlib import Path
+
+from geo_assets.lib.chunking import chunk_paper
+from geo_assets.lib.cleaning import clean_paper
+from geo_assets.lib.pdf_to_tei import pdf_to_tei
+from geo_assets.lib.tei import tei_to_paper
+from geo_rag_runtime import contract
+from geo_rag_runtime.models import Chunk, Paper
+from geo_rag_runtime.settings import Settings
+from geo_rag_runtime.text.tokenizer import get_token_counter
+
+
+def paper_from_pdf(pdf: Path) -> Paper:
+    """PDF → embedded TEI → Paper, with the content-derived paper id the pipeline uses."""
+    sha = contract.file_sha256(pdf)
+    return tei_to_paper(
+        pdf_to_tei(pdf), paper_id=contract.paper_id_from_sha256(sha), source_file=pdf.name, sha256=sha
+    )
+
+
+def chunks_from_pdf(pdf: Path, settings: Settings) -> tuple[Paper, list[Chunk]]:
+    """PDF → Paper → cleaned text → chunks sized by the settings and the embedding tokenizer."""
+    paper = paper_from_pdf(pdf)
+    chunks = chunk_paper(
+        clean_paper(paper),
+        get_token_counter(settings),
+        max_tokens=settings.chunk_tokens,
+        overlap=settings.chunk_overlap,
+    )
+    return paper, chunks
