@@ -111,6 +111,19 @@ def ingest(
     if new_keys:
         instance.add_dynamic_partitions(PAPERS, new_keys)
 
+    def run(selection: list[dg.AssetsDefinition], partition_key: str | None = None) -> Any:
+        """One in-process Dagster run in the project's instance (lineage shows in the UI)."""
+        return dg.materialize(
+            [*SOURCE_ASSETS, *PER_PAPER_ASSETS, *CORPUS_ASSETS],
+            selection=selection,
+            partition_key=partition_key,
+            instance=instance,
+            resources=resources,
+            raise_on_error=False,
+            run_config=QUIET,
+            tags={"georag/reason": "cli-ingest"},
+        )
+
     from tqdm import tqdm
 
     show = sys.stderr.isatty() if progress is None else progress
@@ -129,33 +142,16 @@ def ingest(
     for key in bar:
         bar.set_postfix_str(key[:40])
         started = time.perf_counter()
-        result = dg.materialize(
-            [*SOURCE_ASSETS, *PER_PAPER_ASSETS],
-            selection=PER_PAPER_ASSETS,
-            partition_key=key,
-            instance=instance,
-            resources=resources,
-            raise_on_error=False,
-            run_config=QUIET,
-            tags={"georag/reason": "cli-ingest"},
-        )
+        result = run(PER_PAPER_ASSETS, partition_key=key)
         timings[key] = round(time.perf_counter() - started, 1)
         if not result.success:
             failures.extend(_failure_messages(result) or [f"{key}: failed (see the Dagster UI)"])
         duplicates.extend(f"{key}: duplicate of {d}; skipped" for d in _skipped_duplicates(result))
     bar.close()
-    ok = len(timings) - len({f.split(":")[0] for f in failures})
-    if corpus_assets and CORPUS_ASSETS and ok > 0:
+    failed_papers = len({f.split(":")[0] for f in failures})
+    if corpus_assets and CORPUS_ASSETS and len(timings) > failed_papers:
         started = time.perf_counter()
-        result = dg.materialize(
-            [*SOURCE_ASSETS, *PER_PAPER_ASSETS, *CORPUS_ASSETS],
-            selection=CORPUS_ASSETS,
-            instance=instance,
-            resources=resources,
-            raise_on_error=False,
-            run_config=QUIET,
-            tags={"georag/reason": "cli-ingest"},
-        )
+        result = run(CORPUS_ASSETS)
         timings["(corpus assets)"] = round(time.perf_counter() - started, 1)
         if not result.success:
             failures.extend(_failure_messages(result) or ["corpus assets failed (see the Dagster UI)"])
@@ -166,7 +162,6 @@ def ingest(
     for line in failures:
         print(f"FAILED {line}", file=err)
     ran = len(timings) - (1 if "(corpus assets)" in timings else 0)
-    failed_papers = len({f.split(":")[0] for f in failures})
     print(
         f"ingested {ran - failed_papers} of {ran} paper(s) run; {len(unique) - len(current)} already up to date"
         + (f"; {len(failures)} failure(s)" if failures else ""),
