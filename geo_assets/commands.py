@@ -149,7 +149,11 @@ def ingest(
         duplicates.extend(f"{key}: duplicate of {d}; skipped" for d in _skipped_duplicates(result))
     bar.close()
     failed_papers = len({f.split(":")[0] for f in failures})
-    if corpus_assets and CORPUS_ASSETS and len(timings) > failed_papers:
+    from geo_rag_runtime.classifier import default_artifact_dir
+
+    # the corpus assets follow any newly ingested paper, and are rebuilt when the router is missing
+    classifier_missing = not (default_artifact_dir(settings) / "manifest.json").is_file()
+    if corpus_assets and CORPUS_ASSETS and (len(timings) > failed_papers or classifier_missing):
         started = time.perf_counter()
         result = run(CORPUS_ASSETS)
         timings["(corpus assets)"] = round(time.perf_counter() - started, 1)

@@ -153,3 +153,19 @@ def test_removed_pdf_is_retired_from_every_store(ingested: dict) -> None:
     assert after["vectors"]["vectors"] == after["documents"]["chunks"]
     assert after["keyword_index"]["chunks"] == after["documents"]["chunks"]
     assert after["graph"]["papers"] == after["documents"]["papers"]
+
+
+def test_missing_classifier_is_rebuilt_even_when_papers_are_up_to_date(ingested: dict) -> None:
+    import io
+
+    from geo_assets.commands import ingest
+    from geo_rag_runtime.classifier import default_artifact_dir
+    from geo_rag_runtime.settings import get_settings
+
+    artifact = default_artifact_dir(get_settings())
+    shutil.rmtree(artifact)
+    out, err = io.StringIO(), io.StringIO()
+    code = ingest([str(ingested["papers"])], progress=False, out=out, err=err)
+    assert code == 0, err.getvalue()
+    assert "already up to date" in out.getvalue() and "(corpus assets)" in out.getvalue()
+    assert (artifact / "manifest.json").is_file()
