@@ -1,4 +1,4 @@
-"""Shared fixtures: where the real corpus lives, and an isolated GeoRAG home per test."""
+"""Shared fixtures: the in-repo real papers and TEI samples, and an isolated GeoRAG home per test."""
 
 from __future__ import annotations
 
@@ -18,28 +18,22 @@ os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
 os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
 
 
-def _shared_dir() -> Path:
-    return Path(os.environ.get("GEO_RAG_SHARED", REPO.parent / "shared")).resolve()
+FIXTURES = REPO / "tests" / "fixtures"
 
 
 @pytest.fixture(scope="session")
-def corpus_dir() -> Path:
-    path = _shared_dir() / "corpus"
-    if not path.is_dir():
-        pytest.fail(f"shared corpus not found at {path} (set GEO_RAG_SHARED)")
-    return path
+def grobid_samples() -> Path:
+    """Real GROBID TEI outputs (0.6.1 and 0.8.1) with their PDFs and s2orc-doc2json references.
+
+    Copied into the repository (tests/fixtures/SOURCES.md) so that a fresh clone tests with nothing beside it.
+    """
+    return FIXTURES / "grobid_samples"
 
 
 @pytest.fixture(scope="session")
-def corpus_papers(corpus_dir: Path) -> Path:
-    """The 17 CC BY geoscience PDFs of the shared corpus."""
-    return corpus_dir / "papers"
-
-
-@pytest.fixture(scope="session")
-def grobid_samples(corpus_dir: Path) -> Path:
-    """Real GROBID TEI outputs (0.6.1 and 0.8.1) with their PDFs and s2orc-doc2json references."""
-    return corpus_dir / "grobid_samples"
+def fixture_papers() -> Path:
+    """Real CC BY papers the tests need beyond the five samples in data/papers."""
+    return FIXTURES / "papers"
 
 
 @pytest.fixture(scope="session")

@@ -16,8 +16,8 @@ REAL = "LiVermeesch2021_Geochronology_InverseIsochron_CCBY.pdf"  # 6 pages, 2.0 
 
 
 @pytest.fixture(scope="module")
-def real_pdf(corpus_papers: Path) -> Path:
-    return corpus_papers / REAL
+def real_pdf(sample_papers: Path) -> Path:
+    return sample_papers / REAL
 
 
 def _write(path: Path, data: bytes) -> Path:

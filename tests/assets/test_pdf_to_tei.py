@@ -31,9 +31,9 @@ WITH_GROBID = {
 
 
 @pytest.fixture(scope="module")
-def teis(corpus_papers: Path, grobid_samples: Path) -> dict[str, str]:
+def teis(sample_papers: Path, grobid_samples: Path) -> dict[str, str]:
     paths = {stem: grobid_samples / f"{stem}.pdf" for stem in WITH_GROBID}
-    paths[GEOCHRON] = corpus_papers / GEOCHRON
+    paths[GEOCHRON] = sample_papers / GEOCHRON
     return {name: pdf_to_tei(path) for name, path in paths.items()}
 
 

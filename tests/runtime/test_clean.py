@@ -124,8 +124,8 @@ def test_paragraphs_kept_lines_joined_and_pypdf_artefacts() -> None:
     assert clean_text("   \n\n \x00 ") == ""
 
 
-def test_real_pdf_page(corpus_papers: Path) -> None:
-    page = pypdf.PdfReader(corpus_papers / "LiVermeesch2021_Geochronology_InverseIsochron_CCBY.pdf").pages[1]
+def test_real_pdf_page(sample_papers: Path) -> None:
+    page = pypdf.PdfReader(sample_papers / "LiVermeesch2021_Geochronology_InverseIsochron_CCBY.pdf").pages[1]
     raw = page.extract_text()
     assert "ge-\nologically" in raw and "ﬁ" in raw
     cleaned = clean_text(raw)
@@ -135,8 +135,8 @@ def test_real_pdf_page(corpus_papers: Path) -> None:
     assert not any(ord(c) < 32 and c != "\n" for c in cleaned)
 
 
-def test_wiley_hyphen_from_pdf(corpus_papers: Path) -> None:
-    page = pypdf.PdfReader(corpus_papers / "Zhu2024_GRL_MongolOkhotskMantlePlume_CCBY.pdf").pages[0]
+def test_wiley_hyphen_from_pdf(sample_papers: Path) -> None:
+    page = pypdf.PdfReader(sample_papers / "Zhu2024_GRL_MongolOkhotskMantlePlume_CCBY.pdf").pages[0]
     raw = page.extract_text()
     assert "newly\u2010discovered" in raw
     cleaned = clean_text(raw)

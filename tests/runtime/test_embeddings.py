@@ -34,10 +34,10 @@ def local() -> SentenceTransformerEmbedder:
 
 
 @pytest.fixture(scope="module")
-def long_texts(corpus_papers: Path) -> tuple[str, str]:
+def long_texts(sample_papers: Path) -> tuple[str, str]:
     """Two real chunks of different papers, each longer than MiniLM's window."""
-    pease = next(c.text for c in rc.paper_chunks(corpus_papers / rc.PEASE) if c.token_count > 400)
-    keller = next(c.text for c in rc.paper_chunks(corpus_papers / rc.KELLER) if c.token_count > 400)
+    pease = next(c.text for c in rc.paper_chunks(sample_papers / rc.PEASE) if c.token_count > 400)
+    keller = next(c.text for c in rc.paper_chunks(sample_papers / rc.KELLER) if c.token_count > 400)
     return pease, keller
 
 

@@ -169,7 +169,7 @@ QUESTIONS = [
 
 
 @pytest.fixture(scope="module")
-def indexed(corpus_papers: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+def indexed(sample_papers: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Chroma and BM25 over three real papers (built once for the module)."""
     home = tmp_path_factory.mktemp("home")
     settings = get_settings(home=home, chroma_host=None)
@@ -177,8 +177,8 @@ def indexed(corpus_papers: Path, tmp_path_factory: pytest.TempPathFactory) -> di
     index = SparseIndex(settings)
     paper_of: dict[str, str] = {}
     for name in rc.SMALL_SET:
-        chunks: tuple[Chunk, ...] = rc.paper_chunks(corpus_papers / name)
-        store.upsert_chunks(list(chunks), rc.paper_embeddings(corpus_papers / name), rc.embedder().identity)
+        chunks: tuple[Chunk, ...] = rc.paper_chunks(sample_papers / name)
+        store.upsert_chunks(list(chunks), rc.paper_embeddings(sample_papers / name), rc.embedder().identity)
         index.upsert_paper(chunks[0].paper_id, chunks)
         paper_of[name] = chunks[0].paper_id
     yield {"store": store, "index": index, "paper_of": paper_of}
@@ -200,8 +200,8 @@ def test_the_paper_that_answers_is_in_the_top_5(indexed: dict, question: str, pa
     assert all(i.retriever == "dense" for i in dense) and all(i.retriever == "sparse" for i in sparse)
 
 
-def test_merged_dense_passages_are_verbatim_paper_text(indexed: dict, corpus_papers: Path) -> None:
-    chunks = {c.chunk_id: c for name in rc.SMALL_SET for c in rc.paper_chunks(corpus_papers / name)}
+def test_merged_dense_passages_are_verbatim_paper_text(indexed: dict, sample_papers: Path) -> None:
+    chunks = {c.chunk_id: c for name in rc.SMALL_SET for c in rc.paper_chunks(sample_papers / name)}
     items = VectorRetriever(indexed["store"], rc.embedder(), top_k=10).retrieve(QUESTIONS[0][0])
     for item in items:
         windows = [chunks[entry["chunk_id"]] for entry in item.provenance]

@@ -58,8 +58,8 @@ def test_enumerations_and_lowercase_continuations() -> None:
     ]
 
 
-def test_real_abstract(corpus_papers: Path) -> None:
-    page = pypdf.PdfReader(corpus_papers / "Zhu2024_GRL_MongolOkhotskMantlePlume_CCBY.pdf").pages[0]
+def test_real_abstract(sample_papers: Path) -> None:
+    page = pypdf.PdfReader(sample_papers / "Zhu2024_GRL_MongolOkhotskMantlePlume_CCBY.pdf").pages[0]
     text = clean_text(page.extract_text())
     start = text.index("The opening of oceans within accretionary orogens")
     end = text.index("weak orogenic lithosphere between the rigid microcontinents.") + 60
