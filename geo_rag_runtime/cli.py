@@ -19,7 +19,7 @@ from geo_rag_runtime.settings import Settings, get_settings
 
 def _run_dagster_command(
     settings: Settings, *args: str, capture: bool = False
-) -> subprocess.CompletedProcess:
+) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "geo_assets.commands", *args]
     return subprocess.run(
         cmd, env=dagster_environment(settings), text=True, capture_output=capture, check=False

@@ -445,7 +445,8 @@ class CachedQueryEmbedder(Embedder):
         return self._embedder.embed_documents(texts)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._cache.embed([text])[0]
+        vector: np.ndarray = self._cache.embed([text])[0]
+        return vector
 
 
 class RelevanceScorer:

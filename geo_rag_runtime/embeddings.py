@@ -67,13 +67,16 @@ DEFAULT_API_INPUT_LIMIT = 8191
 
 def l2_normalize(vectors: np.ndarray) -> np.ndarray:
     """Row-wise L2 normalization as float32 (zero rows stay zero instead of becoming NaN)."""
-    array = np.asarray(vectors, dtype=np.float32)
+    array: np.ndarray = np.asarray(vectors, dtype=np.float32)
     if array.ndim == 1:
         norm = float(np.linalg.norm(array))
-        return array / norm if norm > 0 else array
-    norms = np.linalg.norm(array, axis=1, keepdims=True)
+        if norm > 0:
+            array = array / np.float32(norm)
+        return array
+    norms: np.ndarray = np.linalg.norm(array, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (array / norms).astype(np.float32, copy=False)
+    normalized: np.ndarray = (array / norms).astype(np.float32, copy=False)
+    return normalized
 
 
 def _weighted_mean(vectors: np.ndarray, weights: Sequence[float]) -> np.ndarray:
@@ -127,7 +130,8 @@ class Embedder(ABC):
 
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one question (same space as the documents): float32 vector (dim,)."""
-        return self.embed_documents([text])[0]
+        vector: np.ndarray = self.embed_documents([text])[0]
+        return vector
 
 
 # --------------------------------------------------------------------------- sentence-transformers

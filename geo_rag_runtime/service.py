@@ -255,7 +255,7 @@ class RagService:
             return RelevanceScorer(self.embedder, recognize)
 
         value = self._resource("scorer", open_scorer)
-        if value is None:
+        if not isinstance(value, RelevanceScorer):
             raise StoreError(f"the relevance scorer cannot be built: {self.error('scorer')}")
         return value
 

@@ -80,13 +80,16 @@ class DocumentStore:
             self.db[contract.PAPERS].update_one({"_id": paper_id}, {"$set": fields})
 
     def get_paper(self, paper_id: str) -> dict[str, Any] | None:
-        return self.db[contract.PAPERS].find_one({"_id": paper_id})
+        doc: dict[str, Any] | None = self.db[contract.PAPERS].find_one({"_id": paper_id})
+        return doc
 
     def find_paper_by_sha256(self, sha256: str) -> dict[str, Any] | None:
-        return self.db[contract.PAPERS].find_one({"sha256": sha256})
+        doc: dict[str, Any] | None = self.db[contract.PAPERS].find_one({"sha256": sha256})
+        return doc
 
     def find_paper_by_source(self, source_file: str) -> dict[str, Any] | None:
-        return self.db[contract.PAPERS].find_one({"source_file": source_file})
+        doc: dict[str, Any] | None = self.db[contract.PAPERS].find_one({"source_file": source_file})
+        return doc
 
     def papers(self) -> list[dict[str, Any]]:
         projection = {"sections": 0, "references": 0, "captions": 0}

@@ -149,7 +149,8 @@ def normalize_word(word: str) -> str | None:
     lemma = simplemma.lemmatize(low, lang="en").lower()
     if lemma in STOP_WORDS:
         return None
-    return _stemmer().stemWord(lemma)
+    stem: str = _stemmer().stemWord(lemma)
+    return stem
 
 
 def _trim(word: str) -> str:

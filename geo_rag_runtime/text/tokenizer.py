@@ -100,6 +100,17 @@ def _load(path: str) -> tuple[Tokenizer, int, int]:
     return backend, max_input, int(hf.num_special_tokens_to_add(pair=False))
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _encodable(text: str) -> str:
+    """The text with lone UTF-16 surrogates (pypdf emits them for some math glyphs) as U+FFFD.
+
+    The Rust tokenizer rejects such strings outright; one code point for one keeps every offset.
+    """
+    return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
+
+
 class HFTokenCounter:
     """Token counts and offsets from a Hugging Face fast tokenizer in a local folder."""
 
@@ -112,10 +123,10 @@ class HFTokenCounter:
         self.name = f"hf:{name}"
 
     def count(self, text: str) -> int:
-        return len(self._backend.encode(text, add_special_tokens=False).ids)
+        return len(self._backend.encode(_encodable(text), add_special_tokens=False).ids)
 
     def token_spans(self, text: str) -> list[tuple[int, int]]:
-        return list(self._backend.encode(text, add_special_tokens=False).offsets)
+        return list(self._backend.encode(_encodable(text), add_special_tokens=False).offsets)
 
     def __repr__(self) -> str:
         return f"HFTokenCounter({str(self.path)!r}, max_input_tokens={self.max_input_tokens})"

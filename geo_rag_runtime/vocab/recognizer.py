@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from geo_rag_runtime.models import Entity
 from geo_rag_runtime.vocab.vocabulary import (
@@ -162,14 +163,14 @@ class _Cand:
 
 def _trie_regex(forms: Iterable[str]) -> str:
     """One regex alternation factored as a character trie, so matching cost does not grow with the list."""
-    trie: dict = {}
+    trie: dict[str, Any] = {}
     for form in forms:
         node = trie
         for ch in form:
             node = node.setdefault(ch, {})
         node[""] = {}
 
-    def emit(node: dict) -> str:
+    def emit(node: dict[str, Any]) -> str:
         ends = "" in node
         branches = []
         for ch in sorted(k for k in node if k):

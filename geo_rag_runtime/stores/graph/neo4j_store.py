@@ -69,7 +69,10 @@ class Neo4jGraphStore(GraphStore):
     def _read(self, query: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
         try:
             with self._session() as session:
-                return session.execute_read(lambda tx: _records(tx.run(query, dict(params))))
+                rows: list[dict[str, Any]] = session.execute_read(
+                    lambda tx: _records(tx.run(query, dict(params)))
+                )
+                return rows
         except Exception as exc:
             raise _map_error(exc) from exc
 
