@@ -150,6 +150,7 @@ def test_short_body_sections_packed(counter: HFTokenCounter) -> None:
     assert _uncovered(cleaned, chunks) == []
 
 
+@pytest.mark.slow
 def test_sample_papers_from_pdf(sample_papers: Path, counter: HFTokenCounter) -> None:
     pdfs = sorted(sample_papers.glob("*.pdf"))
     assert len(pdfs) == 5
@@ -191,8 +192,9 @@ def test_zero_overlap_and_empty(counter: HFTokenCounter, grobid_samples: Path) -
     assert chunk_paper(empty, counter) == []
 
 
-def test_with_real_tei_parser_if_present(grobid_samples: Path, counter: HFTokenCounter) -> None:
-    tei = pytest.importorskip("geo_assets.lib.tei")
+def test_with_real_tei_parser(grobid_samples: Path, counter: HFTokenCounter) -> None:
+    from geo_assets.lib import tei
+
     path = grobid_samples / "DeMarchis2016_JNER_0046d83a.grobid-0.8.1.tei.xml"
     paper = tei.tei_to_paper(path.read_bytes(), paper_id="p0046d83a", source_file=path.name, sha256="0" * 64)
     cleaned = clean_paper(paper)

@@ -156,6 +156,7 @@ print(QueryClassifier.load(folder).model_version, result.metrics()["test_macro_f
 """
 
 
+@pytest.mark.slow
 def test_two_processes_write_the_same_model_version(tmp_path: Path) -> None:
     """Same data and seed in fresh processes (different hash seeds) give byte-identical artifacts."""
     import os

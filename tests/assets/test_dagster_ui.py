@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a whole Dagster ingest or server: run in CI, not in the inner loop
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -25,7 +27,6 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.mark.slow
 def test_dagster_dev_shows_asset_graph(tmp_path: Path) -> None:
     port = _free_port()
     env = dict(

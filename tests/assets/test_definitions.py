@@ -47,6 +47,30 @@ def test_every_materializable_asset_has_code_version_and_group() -> None:
 
 
 def test_jobs_sensor_and_schedule_resolve() -> None:
-    assert defs.resolve_job_def("ingest_paper_job") is not None
-    assert defs.resolve_sensor_def("new_papers_sensor") is not None
-    assert defs.resolve_schedule_def("nightly_rescan") is not None
+    job = defs.resolve_job_def("ingest_paper_job")
+    assert job.partitions_def is not None and job.partitions_def.name == "papers"
+    per_paper = {
+        "tei_xml",
+        "paper_json",
+        "cleaned_text",
+        "chunks",
+        "chunk_embeddings",
+        "triples",
+        "knowledge_graph",
+    }
+    selected = {key.to_user_string() for key in job.asset_layer.executable_asset_keys}
+    assert per_paper <= selected and "query_classifier" not in selected, selected
+
+    sensor = defs.resolve_sensor_def("new_papers_sensor")
+    assert sensor.job_name == "ingest_paper_job"
+    assert sensor.default_status.value == "RUNNING"
+
+    schedule = defs.resolve_schedule_def("nightly_rescan")
+    assert schedule.job_name == "ingest_paper_job"
+    assert schedule.cron_schedule == "0 2 * * *"
+
+    evaluation = defs.resolve_job_def("evaluation_job")
+    assert {key.to_user_string() for key in evaluation.asset_layer.executable_asset_keys} == {
+        "evaluation_dataset",
+        "evaluation_results",
+    }

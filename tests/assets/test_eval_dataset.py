@@ -117,6 +117,7 @@ def test_reference_entities_appear_in_the_reference_answer(shipped: list[EvalQue
     assert not missing
 
 
+@pytest.mark.slow
 def test_reference_passages_are_found_in_their_papers(
     shipped: list[EvalQuestion], paper_keys: dict[str, str]
 ):

@@ -169,6 +169,7 @@ def test_aggregate_by_hand() -> None:
     assert math.isnan(judge["mean"]) and judge["status"] == "not_computed" and judge["n"] == 0
 
 
+@pytest.mark.slow
 def test_run_with_injected_answers(
     tmp_path: Path, dataset: Path, suite: em.MetricSuite, geo_home: Path
 ) -> None:

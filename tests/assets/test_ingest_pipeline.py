@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a whole Dagster ingest or server: run in CI, not in the inner loop
+
 REAL = "VermeeschPease2021_GPL_TholeiiticCalcAlkaline_CCBY.pdf"
 SECOND = "LiVermeesch2021_Geochronology_InverseIsochron_CCBY.pdf"
 REPO = Path(__file__).resolve().parents[2]
@@ -49,7 +51,9 @@ def ingested(tmp_path_factory: pytest.TempPathFactory, sample_papers: Path) -> I
             mp.delenv(var, raising=False)
         import io
 
-        from geo_assets.commands import ingest
+        from geo_assets.commands import asset_versions, ingest
+        from geo_rag_runtime.cli import store_counts
+        from geo_rag_runtime.settings import get_settings
 
         out, err = io.StringIO(), io.StringIO()
         code = ingest([str(papers)], progress=False, out=out, err=err)
@@ -58,9 +62,73 @@ def ingested(tmp_path_factory: pytest.TempPathFactory, sample_papers: Path) -> I
             "stdout": out.getvalue(),
             "stderr": err.getvalue(),
             "papers": papers,
-            "tmp": tmp,
-            "mp": mp,
+            "counts": store_counts(get_settings()),
+            "versions": asset_versions(),
         }
+
+
+# The scenario goes on in stages. Each stage is a module fixture that depends on the one before, so
+# every test sees the state of its own stage whatever order (or subset) the tests run in.
+
+
+@pytest.fixture(scope="module")
+def rerun(ingested: dict, sample_papers: Path) -> dict:
+    """Stage 2: the bad files are removed, the truncated download is completed, ingest runs again."""
+    import io
+
+    from geo_assets.commands import ingest
+    from geo_rag_runtime.settings import get_settings
+    from geo_rag_runtime.stores.documents import open_document_store
+
+    papers: Path = ingested["papers"]
+    for name in ("webpage.pdf", "empty.pdf", "scanned.pdf", "copy_of_vermeesch.pdf"):
+        (papers / name).unlink()
+    shutil.copy(sample_papers / SECOND, papers / "truncated.pdf")  # the download finished
+    out, err = io.StringIO(), io.StringIO()
+    code = ingest([str(papers)], progress=False, corpus_assets=False, out=out, err=err)
+    store = open_document_store(get_settings())
+    papers_stored = store.counts()["papers"]
+    store.close()
+    return {"code": code, "stdout": out.getvalue(), "stderr": err.getvalue(), "papers_stored": papers_stored}
+
+
+@pytest.fixture(scope="module")
+def retired(ingested: dict, rerun: dict) -> dict:
+    """Stage 3: the real paper's PDF is deleted and the folder is re-scanned as the sensor does."""
+    import dagster as dg
+
+    from geo_assets.resources import default_resources
+    from geo_assets.sensors import scan
+    from geo_rag_runtime.cli import store_counts
+    from geo_rag_runtime.settings import get_settings
+
+    before = store_counts(get_settings())
+    (ingested["papers"] / REAL).unlink()
+    resources = default_resources()
+    new, changed, removed = scan(dg.DagsterInstance.get(), resources["geo"], resources["documents"])
+    return {
+        "before": before,
+        "after": store_counts(get_settings()),
+        "new": new,
+        "changed": changed,
+        "removed": removed,
+    }
+
+
+@pytest.fixture(scope="module")
+def classifier_rebuilt(ingested: dict, retired: dict) -> dict:
+    """Stage 4: the classifier artifact is deleted while every paper is up to date; ingest runs again."""
+    import io
+
+    from geo_assets.commands import ingest
+    from geo_rag_runtime.classifier import default_artifact_dir
+    from geo_rag_runtime.settings import get_settings
+
+    artifact = default_artifact_dir(get_settings())
+    shutil.rmtree(artifact)
+    out, err = io.StringIO(), io.StringIO()
+    code = ingest([str(ingested["papers"])], progress=False, out=out, err=err)
+    return {"code": code, "stdout": out.getvalue(), "stderr": err.getvalue(), "artifact": artifact}
 
 
 def test_bad_files_fail_alone_with_clear_messages(ingested: dict) -> None:
@@ -81,10 +149,7 @@ def test_duplicate_is_skipped_not_failed(ingested: dict) -> None:
 
 
 def test_real_paper_reaches_every_store(ingested: dict) -> None:
-    from geo_rag_runtime.cli import store_counts
-    from geo_rag_runtime.settings import get_settings
-
-    counts = store_counts(get_settings())
+    counts = ingested["counts"]
     docs = counts["documents"]
     assert docs["papers"] == 1 and docs["chunks"] >= 5 and docs["triples"] > 0, counts
     assert counts["vectors"]["vectors"] == docs["chunks"], counts
@@ -94,9 +159,7 @@ def test_real_paper_reaches_every_store(ingested: dict) -> None:
 
 
 def test_lineage_and_versions_recorded_in_dagster(ingested: dict) -> None:
-    from geo_assets.commands import asset_versions
-
-    versions = asset_versions()
+    versions = ingested["versions"]
     for asset in (
         "tei_xml",
         "paper_json",
@@ -111,43 +174,23 @@ def test_lineage_and_versions_recorded_in_dagster(ingested: dict) -> None:
     assert "query_classifier" in versions
 
 
-def test_rerun_completes_fixed_files_and_skips_up_to_date(ingested: dict, sample_papers: Path) -> None:
-    import io
-
-    from geo_assets.commands import ingest
-
-    papers: Path = ingested["papers"]
-    for name in ("webpage.pdf", "empty.pdf", "scanned.pdf", "copy_of_vermeesch.pdf"):
-        (papers / name).unlink()
-    shutil.copy(sample_papers / SECOND, papers / "truncated.pdf")  # the download finished
-    out, err = io.StringIO(), io.StringIO()
-    code = ingest([str(papers)], progress=False, corpus_assets=False, out=out, err=err)
-    assert code == 0, err.getvalue()
-    assert f"up to date: {REAL}" in out.getvalue()
-    from geo_rag_runtime.settings import get_settings
-    from geo_rag_runtime.stores.documents import open_document_store
-
-    store = open_document_store(get_settings())
-    assert store.counts()["papers"] == 2
-    store.close()
+def test_rerun_completes_fixed_files_and_skips_up_to_date(rerun: dict) -> None:
+    assert rerun["code"] == 0, rerun["stderr"]
+    assert f"up to date: {REAL}" in rerun["stdout"]
+    assert rerun["papers_stored"] == 2
 
 
-def test_removed_pdf_is_retired_from_every_store(ingested: dict) -> None:
-    import dagster as dg
-
-    from geo_assets.resources import default_resources
-    from geo_assets.sensors import scan
-    from geo_rag_runtime.cli import store_counts
-    from geo_rag_runtime.settings import get_settings
-
-    before = store_counts(get_settings())
-    (ingested["papers"] / REAL).unlink()
-    resources = default_resources()
-    new, changed, removed = scan(dg.DagsterInstance.get(), resources["geo"], resources["documents"])
-    # the bad files deleted in the previous test are retired too
-    assert set(removed) == {REAL, "webpage.pdf", "empty.pdf", "scanned.pdf", "copy_of_vermeesch.pdf"}
-    assert not new and not changed
-    after = store_counts(get_settings())
+def test_removed_pdf_is_retired_from_every_store(retired: dict) -> None:
+    # the bad files deleted in the rerun stage are retired too
+    assert set(retired["removed"]) == {
+        REAL,
+        "webpage.pdf",
+        "empty.pdf",
+        "scanned.pdf",
+        "copy_of_vermeesch.pdf",
+    }
+    assert not retired["new"] and not retired["changed"]
+    before, after = retired["before"], retired["after"]
     assert after["documents"]["papers"] == before["documents"]["papers"] - 1
     assert after["documents"]["chunks"] < before["documents"]["chunks"]
     assert after["vectors"]["vectors"] == after["documents"]["chunks"]
@@ -155,17 +198,8 @@ def test_removed_pdf_is_retired_from_every_store(ingested: dict) -> None:
     assert after["graph"]["papers"] == after["documents"]["papers"]
 
 
-def test_missing_classifier_is_rebuilt_even_when_papers_are_up_to_date(ingested: dict) -> None:
-    import io
-
-    from geo_assets.commands import ingest
-    from geo_rag_runtime.classifier import default_artifact_dir
-    from geo_rag_runtime.settings import get_settings
-
-    artifact = default_artifact_dir(get_settings())
-    shutil.rmtree(artifact)
-    out, err = io.StringIO(), io.StringIO()
-    code = ingest([str(ingested["papers"])], progress=False, out=out, err=err)
-    assert code == 0, err.getvalue()
-    assert "already up to date" in out.getvalue() and "(corpus assets)" in out.getvalue()
-    assert (artifact / "manifest.json").is_file()
+def test_missing_classifier_is_rebuilt_even_when_papers_are_up_to_date(classifier_rebuilt: dict) -> None:
+    assert classifier_rebuilt["code"] == 0, classifier_rebuilt["stderr"]
+    out = classifier_rebuilt["stdout"]
+    assert "already up to date" in out and "(corpus assets)" in out
+    assert (classifier_rebuilt["artifact"] / "manifest.json").is_file()

@@ -231,7 +231,8 @@ def test_seed_queries_are_a_labelled_test_split_the_templates_did_not_write(gene
 
 def test_generation_from_the_project_vocabulary() -> None:
     """What the asset does: slots filled from the vocabulary (graph entities are merged in the same way)."""
-    vocab = pytest.importorskip("geo_rag_runtime.vocab")
+    from geo_rag_runtime import vocab
+
     vocabulary = vocab.load_vocabulary()
     entities = {etype: vocabulary.entities(etype) for etype in vocabulary.types}
     frame = sq.generate_synthetic_queries(entities, n_per_type=300, seed=13)

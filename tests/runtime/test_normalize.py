@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pypdf
@@ -115,12 +114,10 @@ def test_normalize_word_cache_and_drop() -> None:
     assert normalize_word("Fractionation") == normalize_word("fractionation") == "fraction"
 
 
-def test_throughput_on_real_paper(sample_papers: Path) -> None:
+def test_real_paper_is_normalized_deterministically(sample_papers: Path) -> None:
+    """Speed is measured in scripts/bench_text.py; here: a whole real paper, twice, same tokens."""
     reader = pypdf.PdfReader(sample_papers / "Zhu2024_GRL_MongolOkhotskMantlePlume_CCBY.pdf")
     text = "\n".join(p.extract_text() for p in reader.pages)
-    words = len(text.split())
-    normalize_tokens(text)  # warm caches and dictionaries
-    start = time.perf_counter()
     tokens = normalize_tokens(text)
-    elapsed = time.perf_counter() - start
-    assert tokens and words / elapsed > 50_000, f"{words / elapsed:.0f} words/s"
+    assert len(tokens) > 1000
+    assert normalize_tokens(text) == tokens  # the word cache changes nothing

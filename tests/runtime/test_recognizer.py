@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -169,7 +168,8 @@ def test_question_entities() -> None:
     ]
 
 
-def test_throughput_on_a_real_paper(sample_papers: Path) -> None:
+def test_a_real_paper_yields_entities(sample_papers: Path) -> None:
+    """Speed is measured in scripts/bench_text.py; here: a whole real paper is recognized."""
     import pypdf
 
     from geo_rag_runtime.text.sentences import split_sentences
@@ -178,9 +178,7 @@ def test_throughput_on_a_real_paper(sample_papers: Path) -> None:
     text = " ".join((page.extract_text() or "") for page in pypdf.PdfReader(pdf).pages)
     text = re.sub(r"\s+", " ", text)
     sentences = [text[s:e] for s, e in split_sentences(text)]
-    recognize("warm-up")
-    start = time.perf_counter()
-    found = sum(len(recognize(s)) for s in sentences)
-    rate = len(sentences) / (time.perf_counter() - start)
-    assert len(sentences) > 100 and found > 100
-    assert rate > 500, f"{rate:.0f} sentences/s"  # ~5,000/s measured; loose bound for a shared CPU
+    found = [e for s in sentences for e in recognize(s)]
+    assert len(sentences) > 100 and len(found) > 100
+    names = {e.name for e in found}
+    assert {"tholeiitic", "calc-alkaline"} <= {n.lower() for n in names}, sorted(names)[:40]

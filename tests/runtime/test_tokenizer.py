@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pypdf
@@ -67,12 +66,10 @@ def test_truncation_elsewhere_does_not_leak(counter: HFTokenCounter, paper_text:
     assert counter.count(paper_text) > 1000
 
 
-def test_throughput(counter: HFTokenCounter, paper_text: str) -> None:
-    start = time.perf_counter()
-    for _ in range(3):
-        n = counter.count(paper_text)
-    rate = 3 * n / (time.perf_counter() - start)
-    assert rate > 100_000, f"{rate:.0f} tokens/s"
+def test_counting_is_stable(counter: HFTokenCounter, paper_text: str) -> None:
+    """Speed is measured in scripts/bench_text.py; here: repeated counts agree."""
+    counts = {counter.count(paper_text) for _ in range(3)}
+    assert len(counts) == 1 and counts.pop() > 1000
 
 
 def test_regex_counter_approximation(counter: HFTokenCounter, paper_text: str) -> None:
@@ -100,3 +97,15 @@ def test_get_token_counter(tmp_path: Path) -> None:
     assert isinstance(folder, HFTokenCounter) and folder.name == "hf:model"
     with pytest.raises(ConfigurationError):
         HFTokenCounter(tmp_path / "missing")
+
+
+def test_lone_surrogates_from_pypdf_are_counted(counter: HFTokenCounter, sample_papers: Path) -> None:
+    """pypdf emits lone surrogates for math glyphs (Keller 2018, page 7); counting must not fail."""
+    import pypdf
+
+    page = pypdf.PdfReader(sample_papers / "Keller2018_GPL_ZirconEruptionAge_CCBY.pdf").pages[6]
+    text = page.extract_text()
+    assert any(0xD800 <= ord(ch) <= 0xDFFF for ch in text)
+    spans = counter.token_spans(text)
+    assert counter.count(text) == len(spans) > 100
+    assert all(0 <= start <= end <= len(text) for start, end in spans)
