@@ -2,10 +2,14 @@
 
 import dagster as dg
 
-from geo_assets.assets import evaluation, graph, index, ingest, queries
+from geo_assets.evaluation import assets as evaluation
+from geo_assets.graph import assets as graph
+from geo_assets.index import assets as index
+from geo_assets.ingest import assets as ingest
+from geo_assets.ingest.sensors import build_sensor_and_schedule
 from geo_assets.partitions import papers_partitions
+from geo_assets.queries import assets as queries
 from geo_assets.resources import default_resources
-from geo_assets.sensors import build_sensor_and_schedule
 
 PER_PAPER_ASSETS = [
     ingest.tei_xml,

@@ -32,20 +32,9 @@ class PdfToTeiResource(dg.ConfigurableResource):
     geo: GeoRagResource
     grobid_url: str | None = None
 
-    def convert(self, pdf_path: str) -> str:
-        settings = self.geo.settings(grobid_url=self.grobid_url)
-        if settings.grobid_url:
-            from geo_assets.lib.grobid import GrobidClient
-
-            client = GrobidClient(
-                settings.grobid_url, timeout_s=settings.grobid_timeout_s, retries=settings.grobid_retries
-            )
-            return client.process_fulltext(pdf_path)  # type: ignore[arg-type]
-        from pathlib import Path
-
-        from geo_assets.lib.pdf_to_tei import pdf_to_tei
-
-        return pdf_to_tei(Path(pdf_path))
+    def settings(self) -> Settings:
+        """The settings the conversion runs with (``grobid_url`` overrides the environment's)."""
+        return self.geo.settings(grobid_url=self.grobid_url)
 
 
 class DocumentStoreResource(dg.ConfigurableResource):

@@ -1,6 +1,6 @@
 """``geo-rag``: the one console script (contract in DESIGN.md).
 
-ingest/evaluate and asset versions need Dagster: they run ``python -m geo_assets.commands`` in a
+ingest/evaluate and asset versions need Dagster: they run ``python -m geo_assets.cli.commands`` in a
 child process, so this package never imports Dagster and `ask` starts fast.
 """
 
@@ -20,7 +20,7 @@ from geo_rag_runtime.settings import Settings, get_settings
 def _run_dagster_command(
     settings: Settings, *args: str, capture: bool = False
 ) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "geo_assets.commands", *args]
+    cmd = [sys.executable, "-m", "geo_assets.cli.commands", *args]
     return subprocess.run(
         cmd, env=dagster_environment(settings), text=True, capture_output=capture, check=False
     )

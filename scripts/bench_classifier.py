@@ -20,8 +20,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from geo_assets.lib.classifier_training import MIN_TEST_MACRO_F1, save_classifier, train_classifier
-from geo_assets.lib.synthetic_queries import dataset_version, generate_synthetic_queries, load_seed_queries
+from geo_assets.queries.classifier_training import MIN_TEST_MACRO_F1, save_classifier, train_classifier
+from geo_assets.queries.synthetic_queries import (
+    dataset_version,
+    generate_synthetic_queries,
+    load_seed_queries,
+)
 from geo_rag_runtime.classifier import QueryClassifier
 from geo_rag_runtime.models import QUERY_TYPES
 

@@ -21,8 +21,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from geo_assets.lib.extraction import extract_triples
-from geo_assets.lib.pipeline import chunks_from_pdf
+from geo_assets.graph.extraction import extract_triples
+from geo_assets.ingest.pipeline import chunks_from_pdf
 from geo_rag_runtime.models import Chunk, Triple
 from geo_rag_runtime.retrieval.graph import GraphRetriever
 from geo_rag_runtime.settings import get_settings

@@ -1,6 +1,6 @@
 """Benchmark of the retrieval stack on the whole shared corpus.
 
-Chunks every PDF with the ingest pipeline's functions (geo_assets.lib.pipeline), embeds the chunks, fills an embedded Chroma and the BM25 index in a scratch home, and
+Chunks every PDF with the ingest pipeline's functions (geo_assets.ingest.pipeline), embeds the chunks, fills an embedded Chroma and the BM25 index in a scratch home, and
 reports embedding throughput, index sizes on disk, BM25 rebuild time, and p50/p95 latency plus
 hit@5 / MRR of the paper that answers, for dense, sparse and fused retrieval over 51 questions.
 
@@ -117,7 +117,7 @@ QUESTIONS: list[tuple[str, str]] = [
 
 def chunk_corpus(papers: list[Path]) -> tuple[list[Any], str]:
     """Chunks of every paper (512 tokens, 100 overlap) and the route that produced them."""
-    from geo_assets.lib.pipeline import chunks_from_pdf
+    from geo_assets.ingest.pipeline import chunks_from_pdf
     from geo_rag_runtime.settings import get_settings
 
     settings = get_settings(chunk_tokens=512, chunk_overlap=100)

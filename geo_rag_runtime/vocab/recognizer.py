@@ -470,6 +470,16 @@ def recognize_whole(surface: str) -> Entity | None:
     return None
 
 
+def lookup(surface: str) -> tuple[str, str] | None:
+    """(canonical, type) of one name: a listed surface form, else a pattern that spans all of it,
+    so "⁸⁷Sr/⁸⁶Sr" and "251.9 ± 0.1 Ma" canonicalize too. None for anything else."""
+    hit = load_vocabulary().lookup_exact(surface)
+    if hit:
+        return hit
+    entity = recognize_whole(surface) if surface and surface.strip() else None
+    return (entity.name, entity.type) if entity else None
+
+
 def entity_names(text: str, *, include_quantities: bool = False) -> list[str]:
     """Distinct canonical names in order of first appearance (query-time start nodes)."""
     seen: dict[str, None] = {}

@@ -347,21 +347,15 @@ class Vocabulary:
         """All listed surface forms (the recognizer compiles them into one matcher)."""
         return iter(self._terms)
 
-    def lookup(self, surface: str) -> tuple[str, str] | None:
-        """(canonical, type) of a surface form, or None. Context-free: a bare "In" is indium here.
+    def lookup_exact(self, surface: str) -> tuple[str, str] | None:
+        """(canonical, type) of a listed surface form, or None. Context-free: a bare "In" is indium here.
 
-        Falls back to the recognizer's patterns (isotopes, ratios, δ/ε notation, quantities) when the
-        whole surface is one entity, so "⁸⁷Sr/⁸⁶Sr" and "251.9 ± 0.1 Ma" canonicalize too.
+        Patterns (isotopes, ratios, δ/ε notation, quantities) are the recognizer's: use
+        ``geo_rag_runtime.vocab.lookup`` to canonicalize any single name.
         """
         if not surface or not surface.strip():
             return None
-        hit = self._exact.get(surface_key(surface, True)) or self._folded.get(surface_key(surface))
-        if hit:
-            return hit
-        from geo_rag_runtime.vocab.recognizer import recognize_whole
-
-        entity = recognize_whole(surface)
-        return (entity.name, entity.type) if entity else None
+        return self._exact.get(surface_key(surface, True)) or self._folded.get(surface_key(surface))
 
     # -- building --
 

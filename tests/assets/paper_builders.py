@@ -2,7 +2,7 @@
 
 ``paper_from_tei`` reads a real GROBID TEI minimally with lxml (title, abstract, body divs with
 their heads and paragraphs, figure captions, references); ``paper_from_pdf`` splits the pypdf text
-of a corpus PDF into pseudo-sections at numbered headings. The real parser is geo_assets/lib/tei.py.
+of a corpus PDF into pseudo-sections at numbered headings. The real parser is geo_assets/ingest/tei.py.
 """
 
 from __future__ import annotations

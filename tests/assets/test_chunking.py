@@ -8,8 +8,8 @@ from typing import Literal
 
 import pytest
 
-from geo_assets.lib.chunking import chunk_paper
-from geo_assets.lib.cleaning import clean_paper
+from geo_assets.ingest.chunking import chunk_paper
+from geo_assets.ingest.cleaning import clean_paper
 from geo_rag_runtime.contract import chunk_id
 from geo_rag_runtime.models import Chunk, CleanedPaper, CleanSection
 from geo_rag_runtime.text.normalize import normalize_tokens
@@ -193,7 +193,7 @@ def test_zero_overlap_and_empty(counter: HFTokenCounter, grobid_samples: Path) -
 
 
 def test_with_real_tei_parser(grobid_samples: Path, counter: HFTokenCounter) -> None:
-    from geo_assets.lib import tei
+    from geo_assets.ingest import tei
 
     path = grobid_samples / "DeMarchis2016_JNER_0046d83a.grobid-0.8.1.tei.xml"
     paper = tei.tei_to_paper(path.read_bytes(), paper_id="p0046d83a", source_file=path.name, sha256="0" * 64)

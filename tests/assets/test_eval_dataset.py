@@ -10,7 +10,7 @@ import pytest
 from pypdf import PdfReader
 from rapidfuzz import fuzz
 
-from geo_assets.lib.eval_dataset import (
+from geo_assets.evaluation.dataset import (
     DEFAULT_DATASET,
     EvalQuestion,
     dataset_version,

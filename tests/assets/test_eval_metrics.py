@@ -13,8 +13,8 @@ import httpx
 import numpy as np
 import pytest
 
-from geo_assets.lib import eval_metrics as em
-from geo_assets.lib.eval_metrics import EvalSample, MetricSuite
+from geo_assets.evaluation import metrics as em
+from geo_assets.evaluation.metrics import EvalSample, MetricSuite
 
 PASSAGE = "zircon crystallised over about 100 kyr before the eruption of the Bishop Tuff"
 REFERENCE = "Zircon crystallised over about 100 kyr before the eruption of the Bishop Tuff."

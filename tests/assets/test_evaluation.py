@@ -13,10 +13,10 @@ import dagster as dg
 import pandas as pd
 import pytest
 
-from geo_assets.lib import eval_metrics as em
-from geo_assets.lib import eval_report
-from geo_assets.lib.eval_dataset import dataset_version, load_eval_dataset
-from geo_assets.lib.evaluation import contexts_of, run_evaluation
+from geo_assets.evaluation import metrics as em
+from geo_assets.evaluation import report as eval_report
+from geo_assets.evaluation.dataset import dataset_version, load_eval_dataset
+from geo_assets.evaluation.runner import contexts_of, run_evaluation
 from geo_rag_runtime.models import Answer
 from geo_rag_runtime.settings import Settings
 
@@ -388,7 +388,7 @@ def test_evaluate_command_through_dagster(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from geo_assets.evaluate_command import evaluate
+    from geo_assets.cli.evaluate import evaluate
 
     monkeypatch.setenv("GEO_RAG_HOME", str(knowledge_base))
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GEO_RAG_LLM_MODEL", "GEO_RAG_JUDGE_MODEL"):

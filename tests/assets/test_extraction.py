@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from geo_assets.lib.extraction import (
+from geo_assets.graph.extraction import (
     RULES_EXTRACTOR,
     TRIPLE_JSON_SCHEMA,
     LLMTripleExtractor,

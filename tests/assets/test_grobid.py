@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from geo_assets.lib.grobid import GrobidClient
-from geo_assets.lib.tei import tei_to_paper
+from geo_assets.ingest.grobid import GrobidClient
+from geo_assets.ingest.tei import tei_to_paper
 from geo_rag_runtime.errors import PdfError, ServiceError, ServiceUnavailableError
 
 SAMPLE = "N18-3011"

@@ -1,4 +1,4 @@
-"""End to end through Dagster: `geo_assets.commands.ingest` on a folder holding one real paper and
+"""End to end through Dagster: `geo_assets.cli.commands.ingest` on a folder holding one real paper and
 every kind of bad input. Each bad file fails only its own partition with a message naming it, the
 duplicate is skipped, a rerun completes what was fixed, and removing a PDF retires it everywhere."""
 
@@ -51,7 +51,7 @@ def ingested(tmp_path_factory: pytest.TempPathFactory, sample_papers: Path) -> I
             mp.delenv(var, raising=False)
         import io
 
-        from geo_assets.commands import asset_versions, ingest
+        from geo_assets.cli.commands import asset_versions, ingest
         from geo_rag_runtime.cli import store_counts
         from geo_rag_runtime.settings import get_settings
 
@@ -76,7 +76,7 @@ def rerun(ingested: dict, sample_papers: Path) -> dict:
     """Stage 2: the bad files are removed, the truncated download is completed, ingest runs again."""
     import io
 
-    from geo_assets.commands import ingest
+    from geo_assets.cli.commands import ingest
     from geo_rag_runtime.settings import get_settings
     from geo_rag_runtime.stores.documents import open_document_store
 
@@ -97,8 +97,8 @@ def retired(ingested: dict, rerun: dict) -> dict:
     """Stage 3: the real paper's PDF is deleted and the folder is re-scanned as the sensor does."""
     import dagster as dg
 
+    from geo_assets.ingest.sensors import scan
     from geo_assets.resources import default_resources
-    from geo_assets.sensors import scan
     from geo_rag_runtime.cli import store_counts
     from geo_rag_runtime.settings import get_settings
 
@@ -120,7 +120,7 @@ def classifier_rebuilt(ingested: dict, retired: dict) -> dict:
     """Stage 4: the classifier artifact is deleted while every paper is up to date; ingest runs again."""
     import io
 
-    from geo_assets.commands import ingest
+    from geo_assets.cli.commands import ingest
     from geo_rag_runtime.classifier import default_artifact_dir
     from geo_rag_runtime.settings import get_settings
 

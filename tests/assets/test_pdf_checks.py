@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 from pypdf import PdfWriter
 
-from geo_assets.lib.pdf_checks import has_text_layer, validate_pdf
+from geo_assets.ingest.pdf_checks import has_text_layer, validate_pdf
 from geo_rag_runtime.errors import PdfError
 
 REAL = "LiVermeesch2021_Geochronology_InverseIsochron_CCBY.pdf"  # 6 pages, 2.0 MB

@@ -16,8 +16,8 @@ from PIL import Image
 from pypdf import PdfWriter
 from rapidfuzz import fuzz
 
-from geo_assets.lib.pdf_to_tei import EMBEDDED_PRODUCER, EMBEDDED_VERSION, _join_lines, pdf_to_tei
-from geo_assets.lib.tei import TEI_NS, tei_to_paper
+from geo_assets.ingest.pdf_to_tei import EMBEDDED_PRODUCER, EMBEDDED_VERSION, _join_lines, pdf_to_tei
+from geo_assets.ingest.tei import TEI_NS, tei_to_paper
 from geo_rag_runtime.errors import PdfError
 from geo_rag_runtime.models import Paper
 

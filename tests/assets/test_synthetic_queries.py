@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from geo_assets.lib import synthetic_queries as sq
+from geo_assets.queries import synthetic_queries as sq
 from geo_rag_runtime.errors import ServiceUnavailableError
 from geo_rag_runtime.models import QUERY_TYPES
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from geo_assets.lib.pdf_to_tei import pdf_to_tei
-from geo_assets.lib.tei import TEI_NS, tei_producer, tei_to_paper
+from geo_assets.ingest.pdf_to_tei import pdf_to_tei
+from geo_assets.ingest.tei import TEI_NS, tei_producer, tei_to_paper
 from geo_rag_runtime.errors import TeiError
 from geo_rag_runtime.models import Paper
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from geo_assets.lib.extraction import extract_triples
+from geo_assets.graph.extraction import extract_triples
 from geo_rag_runtime import contract
 from geo_rag_runtime.models import Chunk
 from geo_rag_runtime.retrieval.graph import GraphRetriever, choose_depth, display_name, merge_facts

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from geo_assets.lib.extraction import extract_triples
+from geo_assets.graph.extraction import extract_triples
 from geo_rag_runtime import contract
 from geo_rag_runtime.errors import InputError, StoreError
 from geo_rag_runtime.models import Chunk, Triple

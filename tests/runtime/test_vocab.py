@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from geo_rag_runtime.vocab import ENTITY_TYPES, RELATIONS, load_vocabulary
+from geo_rag_runtime.vocab import ENTITY_TYPES, RELATIONS, load_vocabulary, lookup
 from geo_rag_runtime.vocab.vocabulary import normalize_text, plural_forms
 
 
@@ -56,7 +56,7 @@ def test_types_and_sizes() -> None:
     ],
 )
 def test_lookup(surface: str, expected: tuple[str, str]) -> None:
-    assert load_vocabulary().lookup(surface) == expected
+    assert lookup(surface) == expected
 
 
 @pytest.mark.parametrize(
@@ -64,7 +64,7 @@ def test_lookup(surface: str, expected: tuple[str, str]) -> None:
 )
 def test_lookup_rejects(surface: str) -> None:
     # isotopes exist only with real mass numbers; place names are proper nouns (case-exact)
-    assert load_vocabulary().lookup(surface) is None
+    assert lookup(surface) is None
 
 
 def test_canonical_names_unique_across_types() -> None:

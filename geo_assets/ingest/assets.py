@@ -1,6 +1,6 @@
 """Ingest stage: PDF -> TEI -> paper JSON -> cleaned text -> chunks in the document store.
 
-Each asset body reads its inputs, calls one plain function from ``geo_assets.lib``, writes, and
+Each asset body reads its inputs, calls one plain function from this stage's helper modules, writes, and
 returns metadata. Bad input fails its own partition with a message that names the file; a
 duplicate of an already ingested paper (same bytes) yields no output, so its downstream steps are
 skipped, and says so in the log and in an observation.
@@ -13,7 +13,8 @@ from typing import Any
 
 import dagster as dg
 
-from geo_assets.lib import registry
+from geo_assets.ingest import registry
+from geo_assets.ingest.convert import convert_pdf
 from geo_assets.partitions import PAPERS, papers_partitions
 from geo_assets.resources import DocumentStoreResource, EmbedderResource, GeoRagResource, PdfToTeiResource
 from geo_rag_runtime import contract
@@ -65,8 +66,8 @@ def tei_xml(
     pdf_to_tei: PdfToTeiResource,
     documents: DocumentStoreResource,
 ):
-    from geo_assets.lib.pdf_checks import validate_pdf
-    from geo_assets.lib.tei import tei_producer
+    from geo_assets.ingest.pdf_checks import validate_pdf
+    from geo_assets.ingest.tei import tei_producer
 
     settings = geo.settings()
     key = context.partition_key
@@ -100,7 +101,7 @@ def tei_xml(
         )
         return
     try:
-        tei = pdf_to_tei.convert(str(path))
+        tei = convert_pdf(pdf_to_tei.settings(), path)
     except GeoRagError as exc:
         raise _fail(path.name, exc) from exc
     out = settings.path("tei") / f"{paper_id}.tei.xml"
@@ -145,7 +146,7 @@ def tei_xml(
     "TEI by one parser for GROBID and embedded TEI; upserted into the document store's `papers`.",
 )
 def paper_json(tei_xml: dict[str, Any], documents: DocumentStoreResource):
-    from geo_assets.lib.tei import tei_to_paper
+    from geo_assets.ingest.tei import tei_to_paper
 
     tei = Path(tei_xml["tei_path"]).read_text(encoding="utf-8")
     try:
@@ -189,7 +190,7 @@ def paper_json(tei_xml: dict[str, Any], documents: DocumentStoreResource):
     "plus the normalized token stream for keyword retrieval.",
 )
 def cleaned_text(paper_json: Paper) -> dg.Output[CleanedPaper]:
-    from geo_assets.lib.cleaning import clean_paper
+    from geo_assets.ingest.cleaning import clean_paper
 
     cleaned = clean_paper(paper_json)
     return dg.Output(
@@ -224,7 +225,7 @@ def chunks(
     embedder: EmbedderResource,
     documents: DocumentStoreResource,
 ):
-    from geo_assets.lib.chunking import chunk_paper
+    from geo_assets.ingest.chunking import chunk_paper
 
     settings = geo.settings()
     counter = embedder.token_counter()

@@ -3,8 +3,8 @@
 ``evaluation_dataset`` reads and validates the JSONL question set (the shipped one unless the run
 config names another); its data version is the dataset version, so editing a question marks
 ``evaluation_results`` stale. ``evaluation_results`` answers every question in both modes from the
-materialized stores, scores them (``geo_assets.lib.eval_metrics``), writes a new run folder with the
-tables and plots (``geo_assets.lib.evaluation``) and shows the per-type table and the plots here.
+materialized stores, scores them (``geo_assets.evaluation.metrics``), writes a new run folder with the
+tables and plots (``geo_assets.evaluation.runner``) and shows the per-type table and the plots here.
 """
 
 import hashlib
@@ -45,7 +45,7 @@ class EvaluationResultsConfig(dg.Config):
     "verbatim reference passages and entities. Data version = dataset version (hash of the content).",
 )
 def evaluation_dataset(context: dg.AssetExecutionContext, config: EvaluationDatasetConfig) -> dg.Output[dict]:
-    from geo_assets.lib.eval_dataset import DEFAULT_DATASET, dataset_version, load_eval_dataset
+    from geo_assets.evaluation.dataset import DEFAULT_DATASET, dataset_version, load_eval_dataset
     from geo_rag_runtime.errors import InputError
 
     path = Path(config.dataset) if config.dataset else DEFAULT_DATASET
@@ -113,9 +113,9 @@ def evaluation_results(
     evaluation_dataset: dict,
     geo: GeoRagResource,
 ) -> dg.MaterializeResult:
-    from geo_assets.lib import eval_report
-    from geo_assets.lib.eval_dataset import EvalQuestion
-    from geo_assets.lib.evaluation import run_evaluation
+    from geo_assets.evaluation import report as eval_report
+    from geo_assets.evaluation.dataset import EvalQuestion
+    from geo_assets.evaluation.runner import run_evaluation
     from geo_rag_runtime.errors import GeoRagError
 
     questions = [EvalQuestion.model_validate(q) for q in evaluation_dataset["questions"]]

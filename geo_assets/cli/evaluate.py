@@ -13,8 +13,8 @@ import dagster as dg
 
 def _evaluation_assets() -> tuple[list, list]:
     """(all assets to load, the two to materialize): the code location's assets plus ours."""
-    from geo_assets.assets.evaluation import evaluation_dataset, evaluation_results
     from geo_assets.definitions import CORPUS_ASSETS, PER_PAPER_ASSETS, SOURCE_ASSETS
+    from geo_assets.evaluation.assets import evaluation_dataset, evaluation_results
 
     assets = [*SOURCE_ASSETS, *PER_PAPER_ASSETS, *CORPUS_ASSETS]
     known = {key for a in assets for key in (a.keys if hasattr(a, "keys") else [getattr(a, "key", None)])}
@@ -31,7 +31,7 @@ def evaluate(
     instance: dg.DagsterInstance | None = None,
     max_questions: int | None = None,
 ) -> int:
-    from geo_assets.commands import _failure_messages
+    from geo_assets.cli.runs import failure_messages
     from geo_assets.resources import default_resources
     from geo_rag_runtime.settings import get_settings
 
@@ -61,7 +61,7 @@ def evaluate(
         tags={"georag/reason": "cli-evaluate"},
     )
     if not result.success:
-        for line in _failure_messages(result) or ["evaluation failed (see the Dagster UI)"]:
+        for line in failure_messages(result) or ["evaluation failed (see the Dagster UI)"]:
             print(f"FAILED {line}", file=sys.stderr)
         return 1
     materializations = result.asset_materializations_for_node("evaluation_results")

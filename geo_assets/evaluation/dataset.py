@@ -5,7 +5,7 @@ One JSON object per line (JSONL), validated by :class:`EvalQuestion`. The shippe
 (see ``data/evaluation/README.md``); it is what HybridRAG and BaselineRAG are scored against, per
 query type.
 
-``DEFAULT_DATASET`` is resolved from this file's location (``<repo>/geo_assets/lib/eval_dataset.py``
+``DEFAULT_DATASET`` is resolved from this file's location (``<repo>/geo_assets/evaluation/dataset.py``
 → ``<repo>/data/evaluation/geochem_qa_v1.jsonl``). That works in a source checkout and in an editable
 install (``pip install -e .``), where the package is imported from the checkout. The data folder is
 not part of a built wheel: callers that run from an installed wheel must pass the path explicitly

@@ -12,7 +12,7 @@ cross-validations over the synthetic data:
   column): every fold holds out whole templates, which measures generalisation to new phrasings,
   the situation of a real user's question.
 
-The hand-written test split (geo_assets/data/seed_queries.csv) is never used for training or
+The hand-written test split (geo_assets/queries/data/seed_queries.csv) is never used for training or
 selection; its scores are reported for every model for information only.
 
 LogisticRegression stays the shipped model even where LinearSVC or SGD score a little higher (the

@@ -62,7 +62,7 @@ from typing import Any
 import httpx
 import numpy as np
 
-from geo_assets.lib.eval_dataset import match_key
+from geo_assets.evaluation.dataset import match_key
 
 __all__ = [
     "CachingTransport",

@@ -1,6 +1,6 @@
 """Command-line entry points that need Dagster (called by ``geo-rag ingest|status|evaluate``).
 
-``geo_rag_runtime.cli`` never imports Dagster; it runs ``python -m geo_assets.commands ...`` so the
+``geo_rag_runtime.cli`` never imports Dagster; it runs ``python -m geo_assets.cli.commands ...`` so the
 materializations land in the same Dagster instance the UI shows (DAGSTER_HOME) with full lineage.
 """
 
@@ -15,7 +15,8 @@ from typing import Any, TextIO
 
 import dagster as dg
 
-from geo_assets.lib import registry
+from geo_assets.cli.runs import failure_messages
+from geo_assets.ingest import registry
 from geo_assets.partitions import PAPERS
 from geo_rag_runtime import contract
 
@@ -24,18 +25,6 @@ warnings.filterwarnings("ignore", category=dg.PreviewWarning)
 
 # Dagster's console logger prints every event at DEBUG; the CLI prints its own summary lines.
 QUIET = {"loggers": {"console": {"config": {"log_level": "ERROR"}}}}
-
-
-def _failure_messages(result: dg.ExecuteInProcessResult) -> list[str]:
-    messages = []
-    for event in result.all_events:
-        if event.is_step_failure and event.step_failure_data is not None:
-            data = event.step_failure_data
-            if data.user_failure_data is not None and data.user_failure_data.description:
-                messages.append(data.user_failure_data.description)
-            elif data.error is not None:
-                messages.append(f"{event.step_key}: {data.error.message.strip().splitlines()[-1]}")
-    return messages
 
 
 def _skipped_duplicates(result: dg.ExecuteInProcessResult) -> list[str]:
@@ -145,7 +134,7 @@ def ingest(
         result = run(PER_PAPER_ASSETS, partition_key=key)
         timings[key] = round(time.perf_counter() - started, 1)
         if not result.success:
-            failures.extend(_failure_messages(result) or [f"{key}: failed (see the Dagster UI)"])
+            failures.extend(failure_messages(result) or [f"{key}: failed (see the Dagster UI)"])
         duplicates.extend(f"{key}: duplicate of {d}; skipped" for d in _skipped_duplicates(result))
     bar.close()
     failed_papers = len({f.split(":")[0] for f in failures})
@@ -158,7 +147,7 @@ def ingest(
         result = run(CORPUS_ASSETS)
         timings["(corpus assets)"] = round(time.perf_counter() - started, 1)
         if not result.success:
-            failures.extend(_failure_messages(result) or ["corpus assets failed (see the Dagster UI)"])
+            failures.extend(failure_messages(result) or ["corpus assets failed (see the Dagster UI)"])
     for line in duplicates:
         print(f"skipped: {line}", file=out)
     for key, seconds in timings.items():
@@ -203,7 +192,7 @@ def asset_versions() -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m geo_assets.commands")
+    parser = argparse.ArgumentParser(prog="python -m geo_assets.cli.commands")
     sub = parser.add_subparsers(dest="command", required=True)
     p_ingest = sub.add_parser("ingest")
     p_ingest.add_argument("paths", nargs="*")
@@ -221,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(asset_versions()))
         return 0
     if args.command == "evaluate":
-        from geo_assets.evaluate_command import evaluate
+        from geo_assets.cli.evaluate import evaluate
 
         return evaluate(dataset=args.dataset, out=args.out)
     return 2

@@ -6,10 +6,10 @@ this is the same composition for benchmarks and test fixtures, so they cannot dr
 
 from pathlib import Path
 
-from geo_assets.lib.chunking import chunk_paper
-from geo_assets.lib.cleaning import clean_paper
-from geo_assets.lib.pdf_to_tei import pdf_to_tei
-from geo_assets.lib.tei import tei_to_paper
+from geo_assets.ingest.chunking import chunk_paper
+from geo_assets.ingest.cleaning import clean_paper
+from geo_assets.ingest.pdf_to_tei import pdf_to_tei
+from geo_assets.ingest.tei import tei_to_paper
 from geo_rag_runtime import contract
 from geo_rag_runtime.models import Chunk, Paper
 from geo_rag_runtime.settings import Settings

@@ -11,8 +11,8 @@ from typing import Any
 
 import dagster as dg
 
-from geo_assets.lib import registry
-from geo_assets.lib.retire import retire_paper
+from geo_assets.ingest import registry
+from geo_assets.ingest.retire import retire_paper
 from geo_assets.partitions import PAPERS, papers_partitions
 from geo_assets.resources import DocumentStoreResource, GeoRagResource
 from geo_rag_runtime import contract

@@ -10,7 +10,7 @@ def retire_paper(settings: Settings, store: Any, partition_key: str) -> dict[str
 
     Shared graph entities stay while other papers still mention them (the graph store decides).
     """
-    from geo_assets.lib import registry
+    from geo_assets.ingest import registry
 
     doc = store.db["papers"].find_one({"partition_key": partition_key})
     removed: dict[str, Any] = {"partition": partition_key}

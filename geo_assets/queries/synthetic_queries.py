@@ -736,9 +736,9 @@ def read_query_dataset(path: str | Path) -> pd.DataFrame:
     return frame
 
 
-SEED_QUERIES_PATH = Path(__file__).resolve().parents[1] / "data" / "seed_queries.csv"
+SEED_QUERIES_PATH = Path(__file__).resolve().parent / "data" / "seed_queries.csv"
 
 
 def load_seed_queries(path: str | Path | None = None) -> pd.DataFrame:
-    """The hand-written test split (geo_assets/data/seed_queries.csv): never used for training."""
+    """The hand-written test split (geo_assets/queries/data/seed_queries.csv): never used for training."""
     return read_query_dataset(path or SEED_QUERIES_PATH)

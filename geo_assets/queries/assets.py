@@ -6,7 +6,7 @@ from typing import Any
 import dagster as dg
 import pandas as pd
 
-from geo_assets.assets.graph import knowledge_graph
+from geo_assets.graph.assets import knowledge_graph
 from geo_assets.resources import DocumentStoreResource, GeoRagResource, LLMResource
 from geo_rag_runtime import contract
 from geo_rag_runtime.models import QUERY_TYPES
@@ -32,7 +32,7 @@ def _graph_entities(store: Any) -> dict[str, set[str]]:
     "template generation offline, LLM-written queries added when an LLM is configured. CSV + parquet.",
 )
 def synthetic_queries(geo: GeoRagResource, documents: DocumentStoreResource, llm: LLMResource):
-    from geo_assets.lib.synthetic_queries import (
+    from geo_assets.queries.synthetic_queries import (
         dataset_version,
         generate_synthetic_queries,
         write_query_dataset,
@@ -75,8 +75,8 @@ def synthetic_queries(geo: GeoRagResource, documents: DocumentStoreResource, llm
     "naive Bayes, random forest and SGD; judged on the hand-written seed questions it never saw.",
 )
 def query_classifier(synthetic_queries: pd.DataFrame, geo: GeoRagResource):
-    from geo_assets.lib.classifier_training import MIN_TEST_MACRO_F1, save_classifier, train_classifier
-    from geo_assets.lib.synthetic_queries import dataset_version, load_seed_queries
+    from geo_assets.queries.classifier_training import MIN_TEST_MACRO_F1, save_classifier, train_classifier
+    from geo_assets.queries.synthetic_queries import dataset_version, load_seed_queries
     from geo_rag_runtime.classifier import default_artifact_dir
 
     settings = geo.settings()

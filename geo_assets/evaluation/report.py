@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from geo_assets.lib.eval_metrics import METRIC_BY_NAME, METRICS, OK
+from geo_assets.evaluation.metrics import METRIC_BY_NAME, METRICS, OK
 from geo_rag_runtime.models import QUERY_TYPES
 
 __all__ = ["ALL", "GROUPS", "aggregate", "image_markdown", "markdown_table", "plot_groups"]

@@ -38,8 +38,8 @@ from typing import Any, Literal, cast
 
 import pandas as pd
 
-from geo_assets.lib.eval_dataset import EvalQuestion
-from geo_assets.lib.eval_metrics import (
+from geo_assets.evaluation.dataset import EvalQuestion
+from geo_assets.evaluation.metrics import (
     HIT_KS,
     JUDGE_MAX_TOKENS,
     MATCH_THRESHOLD,
@@ -483,7 +483,7 @@ def run_evaluation(
     ``GEO_RAG_JUDGE_MODEL`` is set, the judge (``judge_transport``: the HTTP transport under the
     judge's disk cache, e.g. an ``httpx.MockTransport`` in tests).
     """
-    from geo_assets.lib import eval_report
+    from geo_assets.evaluation import report as eval_report
 
     settings = settings or get_settings()
     say = log or (lambda message: None)

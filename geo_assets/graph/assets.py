@@ -26,7 +26,7 @@ def triples(
     documents: DocumentStoreResource,
     llm: LLMResource,
 ):
-    from geo_assets.lib.extraction import extract_triples_with
+    from geo_assets.graph.extraction import extract_triples_with
     from geo_rag_runtime.vocab import load_vocabulary
 
     with documents.open() as store:

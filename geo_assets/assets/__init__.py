@@ -1,1 +1,0 @@
-"""Assets grouped by stage: ingest, index, graph, queries, evaluation."""

@@ -1,0 +1,1 @@
+"""Graph stage: triple extraction (``extraction``, plain) and the knowledge-graph assets (``assets``)."""

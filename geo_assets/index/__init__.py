@@ -1,0 +1,1 @@
+"""Index stage: chunk embeddings into the vector store and the BM25 keyword index (``assets``)."""

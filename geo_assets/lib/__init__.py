@@ -1,1 +1,0 @@
-"""Dagster-free pipeline helpers: one plain function per stage."""
