@@ -16,6 +16,6 @@ def convert_pdf(settings: Settings, pdf_path: Path) -> str:
             settings.grobid_url, timeout_s=settings.grobid_timeout_s, retries=settings.grobid_retries
         )
         return client.process_fulltext(pdf_path)
-    from geo_assets.ingest.pdf_to_tei import pdf_to_tei
+    from geo_assets.ingest.pdf import pdf_to_tei
 
     return pdf_to_tei(pdf_path)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from geo_assets.ingest.chunking import chunk_paper
 from geo_assets.ingest.cleaning import clean_paper
-from geo_assets.ingest.pdf_to_tei import pdf_to_tei
+from geo_assets.ingest.pdf import pdf_to_tei
 from geo_assets.ingest.tei import tei_to_paper
 from geo_rag_runtime import contract
 from geo_rag_runtime.models import Chunk, Paper

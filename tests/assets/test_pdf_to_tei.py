@@ -16,7 +16,8 @@ from PIL import Image
 from pypdf import PdfWriter
 from rapidfuzz import fuzz
 
-from geo_assets.ingest.pdf_to_tei import EMBEDDED_PRODUCER, EMBEDDED_VERSION, _join_lines, pdf_to_tei
+from geo_assets.ingest.pdf import EMBEDDED_PRODUCER, EMBEDDED_VERSION, pdf_to_tei
+from geo_assets.ingest.pdf.hyphenation import join_lines
 from geo_assets.ingest.tei import TEI_NS, tei_to_paper
 from geo_rag_runtime.errors import PdfError
 from geo_rag_runtime.models import Paper
@@ -175,11 +176,11 @@ def test_captions_and_references(papers: dict[str, Paper]) -> None:
 def test_line_end_hyphens(lines: list[str], joined: str) -> None:
     vocab = {"geochronology", "zircon", "method"}
     hyphenated = {"well-known"}
-    assert _join_lines(lines, vocab, hyphenated, refs=True) == joined
+    assert join_lines(lines, vocab, hyphenated, refs=True) == joined
 
 
 def test_wrapped_doi_in_references_is_rejoined() -> None:
-    assert _join_lines(
+    assert join_lines(
         ["https://doi.org/10.1016/j.chemgeo.", "2019.01.021, 2019."], set(), set(), refs=True
     ) == ("https://doi.org/10.1016/j.chemgeo.2019.01.021, 2019.")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from geo_assets.ingest.pdf_to_tei import pdf_to_tei
+from geo_assets.ingest.pdf import pdf_to_tei
 from geo_assets.ingest.tei import TEI_NS, tei_producer, tei_to_paper
 from geo_rag_runtime.errors import TeiError
 from geo_rag_runtime.models import Paper

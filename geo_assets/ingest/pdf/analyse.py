@@ -1,0 +1,67 @@
+"""The layout pipeline for one opened PDF: pages → lines → ``Document``.
+
+Runs the steps in order (lines, columns, running heads, front matter, classification, blocks,
+assembly) and measures the two document-wide yardsticks they compare against: the body font size
+(the size set in most characters) and the body font.
+"""
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from geo_assets.ingest.pdf.assemble import assemble
+from geo_assets.ingest.pdf.blocks import build_blocks
+from geo_assets.ingest.pdf.classify import classify, set_references
+from geo_assets.ingest.pdf.columns import order_page
+from geo_assets.ingest.pdf.document import Document
+from geo_assets.ingest.pdf.hyphenation import vocabulary
+from geo_assets.ingest.pdf.layout import Line
+from geo_assets.ingest.pdf.lines import page_lines
+from geo_assets.ingest.pdf.metadata import read_front_matter
+from geo_assets.ingest.pdf.running_heads import drop_running_heads
+from geo_rag_runtime.errors import PdfError
+
+
+def _weighted_mode(values: Iterable[tuple[float, int]]) -> float:
+    counter: Counter[float] = Counter()
+    for value, weight in values:
+        counter[round(value * 2) / 2] += weight
+    return counter.most_common(1)[0][0] if counter else 10.0
+
+
+def analyse(pdf: Any, source: str) -> Document:
+    """Run the layout steps on an open pdfplumber PDF; ``source`` names the file in errors."""
+    pages: list[list[Line]] = []
+    heights: list[float] = []
+    for number, page in enumerate(pdf.pages, start=1):
+        try:
+            lines = page_lines(page, number)
+            pages.append(order_page(lines, float(page.width), float(page.height)))
+            heights.append(float(page.height))
+        except Exception as exc:  # pdfminer raises many types on broken content streams
+            raise PdfError(f"{source}: cannot read page {number}: {exc}") from exc
+        finally:
+            page.close()  # free the page's parsed objects: long PDFs stay small in memory
+    all_lines = [line for lines_on_page in pages for line in lines_on_page]
+    if sum(len(line.text) for line in all_lines) < 20:
+        raise PdfError(f"{source}: no text layer; OCR is not supported (run OCR first, e.g. ocrmypdf)")
+
+    doc = Document()
+    body_size = _weighted_mode((ln.size, len(ln.text)) for ln in all_lines)
+    fonts: Counter[str] = Counter()
+    for line in all_lines:
+        if abs(line.size - body_size) < 0.6:
+            fonts[line.font] += len(line.text)
+    body_font = fonts.most_common(1)[0][0] if fonts else ""
+    drop_running_heads(pages, heights)
+    meta = pdf.metadata or {}
+    read_front_matter(doc, pages[0], all_lines, body_size, meta)
+
+    kept = [ln for ln in all_lines if ln.kind not in ("drop", "title")]
+    set_references(kept, body_size)
+    classify(kept, body_size, body_font)
+    kept = [ln for ln in kept if ln.kind != "drop"]
+    set_references(kept, body_size)
+    vocab, hyphenated = vocabulary(kept)
+    assemble(doc, build_blocks(kept, body_size), body_size, vocab, hyphenated)
+    return doc

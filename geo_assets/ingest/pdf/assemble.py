@@ -1,0 +1,147 @@
+"""Step 5c: blocks in reading order → abstract, keywords, sections, captions and references.
+
+The only step that knows the logical structure of a paper: a small state machine (front matter,
+abstract, body, skipped section, references) decides where each block belongs, joins paragraphs
+cut by a column or page break, and hands the reference lines to ``references``.
+"""
+
+import re
+import statistics
+
+from geo_assets.ingest.pdf.blocks import Block
+from geo_assets.ingest.pdf.classify import KEYWORDS, TERMINAL
+from geo_assets.ingest.pdf.document import Document, Section
+from geo_assets.ingest.pdf.headings import (
+    ABSTRACT_HEADS,
+    BACK_HEADS,
+    CAPTION,
+    KNOWN_HEADS,
+    REFERENCE_HEADS,
+    SKIPPED_HEADS,
+    norm_head,
+)
+from geo_assets.ingest.pdf.hyphenation import join_lines
+from geo_assets.ingest.pdf.layout import Line, clean_text
+from geo_assets.ingest.pdf.references import parse_reference, split_references
+
+_ABSTRACT_RUNIN = re.compile(r"^(?:abstract|summary)\s*[.:—–]\s*", re.IGNORECASE)
+
+
+def assemble(
+    doc: Document, blocks: list[Block], body_size: float, vocab: set[str], hyphenated: set[str]
+) -> None:
+    """Walk the blocks in reading order: front matter, abstract, sections, captions, references."""
+
+    def text_of(block: Block) -> str:
+        return join_lines([ln.text for ln in block.lines], vocab, hyphenated)
+
+    def end_front() -> None:
+        if not doc.abstract:  # no "Abstract" label: the long paragraphs before the body (PNAS)
+            doc.abstract = [p for p in front_paragraphs if len(p.split()) >= 40][:3]
+
+    state = "front"  # front | abstract | body | skip | refs
+    label = ""  # a structured-abstract lead-in ("Methods:") waiting for its paragraph
+    section: Section | None = None
+    front_paragraphs: list[str] = []
+    ref_lines: list[Line] = []
+    for block in blocks:
+        first = block.lines[0]
+        if block.kind == "heading":
+            text = clean_text(" ".join(ln.head_text or ln.text for ln in block.lines))
+            norm = norm_head(text)
+            known = bool(block.head_number) or norm in KNOWN_HEADS
+            if state == "refs" and not (
+                norm in BACK_HEADS or norm.startswith("appendi") or (block.head_number and first.bold >= 0.6)
+            ):
+                ref_lines.extend(block.lines)  # a bold line inside the list, not a new section
+                continue
+            if norm in ABSTRACT_HEADS and not doc.abstract and not any(x.paragraphs for x in doc.sections):
+                state = "abstract"
+                continue
+            if norm in SKIPPED_HEADS:
+                state = "skip" if state != "front" else state
+                continue
+            if norm in REFERENCE_HEADS:
+                end_front()
+                state = "refs"
+                continue
+            if state == "front" and (first.size < body_size - 0.6 or not known):
+                continue  # journal banners, side bars, author lines before the paper starts
+            if state == "abstract" and block.runin and norm not in REFERENCE_HEADS:
+                label = first.bold_prefix()
+                continue  # structured abstracts: "Background: ...", "Methods: ..."
+            if state == "abstract" and not known and not doc.abstract:
+                continue  # author lines or figure labels between "Abstract" and its text
+            end_front()
+            kind = "back" if norm in BACK_HEADS or norm.startswith("appendi") else "body"
+            section = Section(heading=text, number=block.head_number, kind=kind)
+            doc.sections.append(section)
+            state = "body"
+            continue
+        if state in ("refs", "skip"):
+            if state == "refs":
+                ref_lines.extend(block.lines)
+            continue
+        if block.kind == "keywords":
+            _read_keywords(doc, block, vocab, hyphenated)
+            long_front = any(len(p.split()) >= 40 for p in front_paragraphs)
+            if state in ("front", "abstract") and (doc.abstract or long_front):
+                end_front()
+                state = "body"  # keywords close the front matter (PNAS has no first head)
+            continue
+        if block.kind == "caption":
+            text = text_of(block)
+            match = CAPTION.match(text)
+            if match:
+                kind = "table" if match.group("kind").lower().startswith("tab") else "figure"
+                label = f"{'Table' if kind == 'table' else 'Figure'} {match.group('num')}"
+                doc.captions.append((kind, label, text[match.end() :].strip(" .:|—–-") or text))
+            continue
+        text = text_of(block)
+        size = statistics.median(ln.size for ln in block.lines)
+        if state == "front":
+            lead = _ABSTRACT_RUNIN.match(text)
+            if lead:
+                state, text = "abstract", text[lead.end() :]
+            else:
+                if abs(size - body_size) <= 1.5 and first.page == 1:
+                    front_paragraphs.append(text)
+                continue
+        letters = sum(c.isalpha() for c in text)
+        if letters < 20 or letters < 0.4 * len(text):
+            continue  # axis labels, table cells, display equations
+        if state == "abstract":
+            if not doc.abstract or abs(size - body_size) <= 1.5:
+                doc.abstract.append(f"{label} {text}" if label else text)
+            label = ""
+            continue
+        if abs(size - body_size) > (1.5 if section is not None and section.kind == "back" else 0.6):
+            continue  # tables, footnotes, affiliations, licence lines (back matter is often smaller)
+        if section is None:
+            section = Section(heading="", number=None)
+            doc.sections.append(section)
+        if section.paragraphs and _continues(section.paragraphs[-1], text):
+            section.paragraphs[-1] = join_lines([section.paragraphs[-1], text], vocab, hyphenated)
+        else:
+            section.paragraphs.append(text)
+
+    for entry in split_references(ref_lines):
+        text = join_lines([ln.text for ln in entry], vocab, hyphenated, refs=True)
+        if sum(c.isalpha() for c in text) >= 15:
+            doc.references.append(parse_reference(text))
+    doc.sections = [s for s in doc.sections if s.paragraphs or s.heading]
+
+
+def _read_keywords(doc: Document, block: Block, vocab: set[str], hyphenated: set[str]) -> None:
+    """Keywords after a "Keywords:" label, or a "a | b | c" line; one per line when unseparated."""
+    texts = [ln.text for ln in block.lines]
+    texts[0] = KEYWORDS.sub("", texts[0])
+    joined = join_lines(texts, vocab, hyphenated)
+    separated = re.search(r"[;,·•|]", joined)
+    terms = re.split(r"[;,·•|]", joined) if separated else [t for t in texts if t.strip()]
+    doc.keywords = [t.strip(" .") for t in terms if t.strip(" .")][:30]
+
+
+def _continues(previous: str, text: str) -> bool:
+    """A paragraph cut by a column or page break (or a figure) continues mid-sentence."""
+    return not previous.rstrip().endswith(TERMINAL) and text[:1].islower()

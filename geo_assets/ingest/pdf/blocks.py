@@ -1,0 +1,109 @@
+"""Step 5b: classified lines → blocks (paragraphs, heads, captions, keyword lists).
+
+Paragraph breaks come from layout alone: a vertical gap wider than the document's usual line gap,
+a first-line indent, a short last line, or a change of size or weight. Heads that wrap onto a
+second line are rejoined here, and a run-in head (a bold "Methods." at the start of a paragraph)
+becomes a head block followed by the paragraph it starts.
+"""
+
+import statistics
+from dataclasses import dataclass
+
+from geo_assets.ingest.pdf.classify import KEYWORDS, TERMINAL
+from geo_assets.ingest.pdf.layout import Line
+
+
+@dataclass
+class Block:
+    kind: str  # paragraph | heading | caption | keywords
+    lines: list[Line]
+    head_number: str | None = None
+    runin: bool = False  # a bold lead-in of a paragraph ("Methods:"), not a line of its own
+
+
+def build_blocks(lines: list[Line], body_size: float) -> list[Block]:
+    """Group consecutive lines into paragraphs, heads and captions."""
+    gaps = [
+        cur.top - prev.bottom
+        for prev, cur in zip(lines, lines[1:], strict=False)
+        if (cur.page, cur.col) == (prev.page, prev.col)
+        and abs(cur.size - body_size) < 0.6
+        and 0 <= cur.top - prev.bottom < 2 * body_size
+    ]
+    usual_gap = statistics.median(gaps) if gaps else 0.3 * body_size
+    blocks: list[Block] = []
+    for line in lines:
+        last = blocks[-1] if blocks else None
+        if line.kind == "heading":
+            if (
+                last is not None
+                and last.kind == "heading"
+                and line.head_number is None
+                and last.lines[-1].page == line.page
+                and 0 <= line.top - last.lines[-1].bottom < 0.8 * line.size
+                and abs(line.size - last.lines[-1].size) < 0.6
+                and last.lines[-1].x1 >= last.lines[-1].right_ref - 3 * line.size
+            ):
+                last.lines.append(line)  # a head that filled its line and wrapped onto the next
+                continue
+            blocks.append(Block("heading", [line], head_number=line.head_number))
+            continue
+        if (
+            last is not None
+            and last.kind == "heading"
+            and not last.runin
+            and line.kind == "body"
+            and line.font == last.lines[-1].font
+            and abs(line.size - last.lines[-1].size) < 0.3
+            and line.page == last.lines[-1].page
+            and 0 <= line.top - last.lines[-1].bottom < 0.8 * line.size
+            and last.lines[-1].x1 >= last.lines[-1].right_ref - 3 * line.size
+            and line.x1 < line.right_ref - 3 * line.size
+            and len(line.text.split()) <= 6
+        ):
+            last.lines.append(line)  # the short tail of a wrapped head ("... stimulation" / "patterns")
+            continue
+        if line.kind == "runin":
+            blocks.append(Block("heading", [line], head_number=line.head_number, runin=True))
+            rest = Line(page=line.page, glyphs=line.glyphs, col=line.col, spanning=line.spanning)
+            rest.finish()
+            rest.text = line.text[len(line.bold_prefix()) :].strip()
+            rest.left_ref, rest.right_ref = line.left_ref, line.right_ref
+            blocks.append(Block("paragraph", [rest]))
+            continue
+        if line.kind == "keywords" and last is not None and last.kind == "keywords":
+            last.lines.append(line)
+            continue
+        if line.kind in ("caption", "keywords"):
+            blocks.append(Block(line.kind, [line]))
+            continue
+        label_only = (
+            last is not None and last.kind == "keywords" and not KEYWORDS.sub("", last.lines[0].text).strip()
+        )
+        if (
+            label_only
+            and last is not None
+            and len(last.lines) < 12
+            and abs(line.size - last.lines[0].size) < 0.6
+        ):
+            last.lines.append(line)  # "Keywords:" alone on its line, one term per line below
+            continue
+        continues = last is not None and last.kind in ("paragraph", "caption", "keywords")
+        if continues and last is not None and not _starts_new_block(last.lines[-1], line, usual_gap):
+            last.lines.append(line)
+            continue
+        blocks.append(Block("paragraph", [line]))
+    return blocks
+
+
+def _starts_new_block(prev: Line, cur: Line, usual_gap: float) -> bool:
+    if abs(cur.size - prev.size) > 0.6 or abs(cur.bold - prev.bold) > 0.7:
+        return True
+    if (cur.page, cur.col, cur.spanning) == (prev.page, prev.col, prev.spanning):
+        gap = cur.top - prev.bottom
+        if gap > usual_gap + 0.6 * cur.size or gap < -0.5 * cur.size:
+            return True
+    indented = cur.left_ref + 0.5 * cur.size < cur.x0 < cur.left_ref + 4 * cur.size
+    prev_short = prev.x1 < prev.right_ref - 1.5 * prev.size
+    prev_end = prev.text.rstrip().endswith(TERMINAL)
+    return (indented and (prev_end or prev_short)) or (prev_short and prev_end)

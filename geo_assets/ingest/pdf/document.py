@@ -1,0 +1,31 @@
+"""The analysed document: what the layout steps fill in and the TEI writer reads.
+
+Plain dataclasses without behaviour, in a module of their own so that front matter
+(``metadata``), body assembly (``assemble``) and output (``tei``) share them without importing
+each other.
+"""
+
+from dataclasses import dataclass, field
+
+from geo_assets.ingest.pdf.references import Reference
+
+
+@dataclass
+class Section:
+    heading: str
+    number: str | None
+    paragraphs: list[str] = field(default_factory=list)
+    kind: str = "body"  # body | back
+
+
+@dataclass
+class Document:
+    title: str = ""
+    authors: list[str] = field(default_factory=list)
+    doi: str | None = None
+    year: str | None = None
+    keywords: list[str] = field(default_factory=list)
+    abstract: list[str] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
+    captions: list[tuple[str, str, str]] = field(default_factory=list)  # kind, label, text
+    references: list[Reference] = field(default_factory=list)

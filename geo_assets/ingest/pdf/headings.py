@@ -1,0 +1,182 @@
+"""Section-head vocabulary, and whether one line, on its own, reads as a section head.
+
+The known head names (body, back matter, references, abstract, skipped front-matter heads) are
+used by line classification (``classify``), by document assembly (``assemble``: which part of the
+paper a head opens) and by TEI output (acknowledgement or annex), so they live here with
+``norm_head``, below all three. ``heading_of`` judges the line alone; whether its neighbours
+confirm it is ``classify``'s job.
+"""
+
+import re
+
+from geo_assets.ingest.pdf.layout import Line
+
+# Heads that papers use without numbers; normalized lower case, no trailing punctuation.
+_BODY_HEADS = {
+    "introduction",
+    "background",
+    "methods",
+    "method",
+    "methodology",
+    "materials and methods",
+    "methods and materials",
+    "material and methods",
+    "results",
+    "discussion",
+    "results and discussion",
+    "discussion and conclusions",
+    "conclusion",
+    "conclusions",
+    "concluding remarks",
+    "summary",
+    "summary and conclusions",
+    "conclusions and outlook",
+    "outlook",
+    "geological setting",
+    "geologic setting",
+    "regional geology",
+    "samples",
+    "sampling",
+    "analytical methods",
+    "analytical techniques",
+    "data",
+    "study area",
+    "case study",
+    "case studies",
+    "implications",
+    "limitations",
+    "related work",
+    "experiments",
+    "evaluation",
+    "significance",
+    "plain language summary",
+    "key points",
+}
+BACK_HEADS = {
+    "acknowledgements",
+    "acknowledgments",
+    "acknowledgement",
+    "acknowledgment",
+    "data availability",
+    "data availability statement",
+    "code availability",
+    "code and data availability",
+    "data and code availability",
+    "author contributions",
+    "authors' contributions",
+    "authors' contribution",
+    "author contribution",
+    "competing interests",
+    "conflict of interest",
+    "conflicts of interest",
+    "declaration of competing interest",
+    "financial support",
+    "funding",
+    "review statement",
+    "supplement",
+    "supplementary material",
+    "supplementary materials",
+    "supplementary information",
+    "supporting information",
+    "open research",
+    "abbreviations",
+    "availability of data and materials",
+    "ethics approval and consent to participate",
+    "consent for publication",
+    "additional information",
+    "publisher's note",
+    "disclaimer",
+    "disclosure statement",
+    "credit authorship contribution statement",
+    "declaration of interests",
+    "funding information",
+}
+REFERENCE_HEADS = {
+    "references",
+    "references cited",
+    "bibliography",
+    "literature cited",
+    "cited literature",
+    "reference list",
+    "references and notes",
+    "works cited",
+}
+ABSTRACT_HEADS = {"abstract", "summary", "a b s t r a c t"}
+SKIPPED_HEADS = {
+    "contents",
+    "table of contents",
+    "highlights",
+    "graphical abstract",
+    "article info",
+    "a r t i c l e i n f o",
+    "article history",
+}
+KNOWN_HEADS = (
+    _BODY_HEADS | BACK_HEADS | REFERENCE_HEADS | ABSTRACT_HEADS | SKIPPED_HEADS | {"appendix", "appendices"}
+)
+
+NUMBERED_HEAD = re.compile(
+    r"^(?P<n>(?:[1-9]\d?|[A-H]\d{1,2}|[A-H](?=\.))(?:\.\d{1,2}){0,3})\.?\s+(?P<t>[A-Z(‘'\"“][^\n]{1,160})$"
+)
+_ROMAN_HEAD = re.compile(r"^(?P<n>(?:X{0,2})(?:IX|IV|V?I{1,3}|V))\.\s+(?P<t>[A-Z][^\n]{1,160})$")
+_APPENDIX_HEAD = re.compile(r"^(?P<n>Appendix\s+[A-Z0-9]+)[.:]?\s*(?P<t>.*)$", re.IGNORECASE)
+CAPTION = re.compile(
+    r"^(?P<kind>fig(?:ure)?s?\.?|table|tab\.)\s*(?P<num>[A-Z]?S?\d{1,3}[a-z]?)"
+    r"(?P<after>\s*[.:|—–-]|\s*$|\s+(?=[A-Z(]))",
+    re.IGNORECASE,
+)
+HEAD_NUMBER_PREFIX = re.compile(
+    r"^((?:[1-9]\d?|[A-H]\d{0,2})(?:\.\d{1,2}){0,3}|(?:IX|IV|V?I{1,3}|V|X))\.?\s+"
+)
+_MATH_FONT = re.compile(r"^(?:CM(?:MI|SY|EX)|MT(?:MI|SY|EX)|MSBM|Symbol|.*Math)", re.IGNORECASE)
+_MATH = re.compile(r"[=<>∑∫√±∗×∈≤≥¼þð]")  # ¼ þ ð: "=", "+", "(" in MathPi fonts that lack a Unicode map
+
+
+def norm_head(text: str) -> str:
+    text = HEAD_NUMBER_PREFIX.sub("", text.strip())
+    text = re.sub(r"[\s.:]+$", "", text).lower().replace("’", "'")
+    return re.sub(r"\s+", " ", text)
+
+
+def heading_of(line: Line, body_size: float, body_font: str) -> tuple[str | None, str, bool] | None:
+    """(number, heading text, needs context) when a whole line reads as a section head, else None.
+
+    Known names ("Introduction", "References", ...) and numbered heads in a distinct style are
+    heads on their own; other bold, capitalized or large lines only when body text follows them
+    (``needs context``), which keeps figure labels and table headers out.
+    """
+    text = line.text.strip()
+    letters = sum(c.isalpha() for c in text)
+    if not text or len(text) > 160 or letters < 3 or CAPTION.match(text) or line.size < 5:
+        return None
+    words = text.split()
+    caps = text.isupper() and letters >= 4
+    distinct_font = line.font != body_font and not _MATH_FONT.search(line.font)
+    styled = line.bold >= 0.6 or line.size >= body_size + 0.8 or caps or distinct_font
+    norm = norm_head(text)
+    if norm in KNOWN_HEADS and len(words) <= 8:
+        number = HEAD_NUMBER_PREFIX.match(text)
+        head = HEAD_NUMBER_PREFIX.sub("", text).rstrip(".: ")
+        return (number.group(1) if number else None), head, not (styled or number)
+    if line.size < body_size - 1.2 or _MATH.search(text):
+        return None
+    match = _APPENDIX_HEAD.match(text)
+    if match and styled and len(words) <= 15:
+        return match.group("n"), match.group("t").rstrip(".: ") or match.group("n"), False
+    for pattern in (NUMBERED_HEAD, _ROMAN_HEAD):
+        match = pattern.match(text)
+        if match and styled and len(words) <= 20:
+            title = match.group("t").strip()
+            if sum(c.isalpha() for c in title) < 3 or title.endswith((",", ";")):
+                return None
+            return match.group("n"), title.rstrip(".: "), False
+    if (
+        len(words) <= 14
+        and letters >= 0.6 * len(text.replace(" ", ""))
+        and (text[0].isupper() or text[0].isdigit())
+    ):
+        if not text.endswith((",", ";", "-")) and (line.bold >= 0.9 or caps or line.size >= body_size + 0.8):
+            return None, text.rstrip(".: "), True
+        if distinct_font and len(words) <= 10 and letters >= 6 and not text.endswith("."):
+            return None, text.rstrip(": "), True  # classify() also wants it short or wrapped
+    return None

@@ -1,0 +1,109 @@
+"""Step 1: one page's pdfplumber characters → glyphs → line fragments.
+
+Reads the characters (text, font name, size, position), skips what is not text to keep (rotated
+margin text, invisible micro-text, control characters, glyphs painted twice), recognizes bold
+fonts by name, and builds line fragments: runs chained in content-stream order, then merged with
+their neighbours on the same line. The fragments are not yet in reading order; ``columns`` sorts
+them once the whole page is known.
+"""
+
+import re
+from typing import Any
+
+from geo_assets.ingest.pdf.layout import Glyph, Line
+
+_BOLD_FONT = re.compile(
+    r"bold|black|heavy|semibold|demi|-medi|medium|\.b$|[-,]b$|cmbx|\bbd\b|boldmt", re.IGNORECASE
+)
+_SUBSET_PREFIX = re.compile(r"^[A-Z]{6}\+")
+_SECTION_NUMBER = re.compile(r"(?:[1-9]\d?|[A-H])(?:\.\d{1,2}){0,3}\.?|(?:IX|IV|V?I{1,3}|V|X)\.")
+
+
+def _is_bold(fontname: str) -> bool:
+    return bool(_BOLD_FONT.search(fontname))
+
+
+def page_lines(page: Any, page_no: int) -> list[Line]:
+    """Glyphs of one page → line fragments (not yet in reading order).
+
+    Glyphs are first chained in content-stream order (how the typesetter wrote them), so a
+    superscript or subscript joins the word it belongs to even when it sits half a line higher or
+    lower; the chains are then merged with their neighbours on the same line, never across a gap
+    wider than about one em (a column gutter), except after a section number or a short bold
+    run-in head, which typesetters separate by a wide space.
+    """
+    width, height = float(page.width), float(page.height)
+    runs: list[list[Glyph]] = []
+    prev: Glyph | None = None
+    seen: set[tuple[str, int, int]] = set()
+    for ch in page.chars:
+        text = ch.get("text") or ""
+        key = (text, round(float(ch["x0"])), round(float(ch["top"])))
+        if key in seen:
+            continue  # the same glyph painted twice (fake bold, shadows); cheaper than dedupe_chars
+        seen.add(key)
+        size = float(ch.get("size") or 0.0)
+        if not ch.get("upright", True) or size < 3.0 or not text or not text.isprintable():
+            continue  # rotated margin text, invisible micro-text, control characters
+        x0, x1, top, bottom = float(ch["x0"]), float(ch["x1"]), float(ch["top"]), float(ch["bottom"])
+        if x1 < 0 or x0 > width or bottom < 0 or top > height:
+            continue
+        font = _SUBSET_PREFIX.sub("", str(ch.get("fontname", "")))
+        glyph = Glyph(text, x0, x1, top, bottom, size, _is_bold(font), font)
+        if prev is not None and _chains(prev, glyph):
+            runs[-1].append(glyph)
+        else:
+            runs.append([glyph])
+        prev = glyph
+
+    items = [make_line(page_no, sorted(run, key=lambda g: g.x0)) for run in runs]
+    items = [item for item in items if item.glyphs and item.text]
+    items.sort(key=lambda ln: (ln.top, ln.x0))
+    merged: list[Line] = []
+    for item in items:
+        target = None
+        for other in reversed(merged[-40:]):
+            overlap = min(other.bottom, item.bottom) - max(other.top, item.top)
+            if overlap < 0.5 * min(other.bottom - other.top, item.bottom - item.top):
+                continue
+            first, second = (other, item) if other.x0 <= item.x0 else (item, other)
+            gap = second.x0 - first.x1
+            limit = 1.0 * max(other.size, item.size)
+            if _is_label(first) and abs(first.size - second.size) < 0.6:
+                limit *= 3.0
+            if -limit <= gap <= limit:
+                target = other
+                break
+        if target is None:
+            merged.append(item)
+        else:
+            target.glyphs = sorted(target.glyphs + item.glyphs, key=lambda g: g.x0)
+            target.finish()
+    return [line for line in merged if line.text]
+
+
+def _is_label(line: Line) -> bool:
+    """A section number ("2.1") or a short bold run-in head ("Papers.") before wide space."""
+    text = line.text
+    if _SECTION_NUMBER.fullmatch(text):
+        return True
+    return len(text) <= 30 and line.bold >= 0.6 and text.endswith((".", ":"))
+
+
+def _chains(prev: Glyph, glyph: Glyph) -> bool:
+    """Does ``glyph`` continue the text run of ``prev`` (stream order, same line)?"""
+    overlap = min(prev.bottom, glyph.bottom) - max(prev.top, glyph.top)
+    if overlap < 0.4 * min(prev.bottom - prev.top, glyph.bottom - glyph.top):
+        return False
+    gap = glyph.x0 - prev.x1
+    size = max(prev.size, glyph.size)
+    return -0.3 * size <= gap <= 1.0 * size
+
+
+def make_line(page_no: int, glyphs: list[Glyph]) -> Line:
+    while glyphs and glyphs[-1].text == " ":
+        glyphs = glyphs[:-1]
+    line = Line(page=page_no, glyphs=glyphs)
+    if glyphs:
+        line.finish()
+    return line

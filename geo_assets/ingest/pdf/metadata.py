@@ -1,0 +1,133 @@
+"""Step 4: page 1's front matter: title, authors, DOI and publication year.
+
+The title is the largest-font line group of page 1, or the group that matches the PDF's metadata
+title; the authors are the name-like lines after it (affiliation markers removed). The DOI comes
+from page 1, else from the running heads/footers, else from the PDF's metadata; the year from
+"Published", "©", "Accepted" or "Received" on page 1. Title lines are marked ``title`` so that the
+later steps leave them out of the body.
+"""
+
+import re
+from collections import Counter
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from geo_assets.ingest.pdf.document import Document
+from geo_assets.ingest.pdf.layout import Line, clean_text
+from geo_assets.ingest.pdf.references import find_doi
+
+_YEAR_CLUES = (
+    re.compile(r"Published(?: online)?:?\s*(?:\d{1,2}\s*\w+\.?\s*)?((?:19|20)\d{2})"),
+    re.compile(r"©\s*(?:The Author\(s\)\s*|Copyright\s*)?((?:19|20)\d{2})"),
+    re.compile(r"Accepted:?\s*(?:\d{1,2}\s*\w+\.?\s*)?((?:19|20)\d{2})"),
+    re.compile(r"Received:?\s*(?:\d{1,2}\s*\w+\.?\s*)?((?:19|20)\d{2})"),
+)
+_NOT_A_NAME = re.compile(
+    r"@|universit|department|institut|abstract|received|school|laborator|college|centre|center|"
+    r"correspond|doi|journal|http|research article|original article|article|licen[cs]e|copyright|©",
+    re.IGNORECASE,
+)
+_NAME_PARTICLES = {"van", "de", "der", "den", "von", "da", "del", "della", "la", "le", "di", "du", "dos"}
+
+
+def read_front_matter(
+    doc: Document, first: list[Line], all_lines: list[Line], body_size: float, meta: dict[str, Any]
+) -> None:
+    """Title, authors, DOI and year into ``doc``; the title lines are marked ``title``.
+
+    ``first`` is page 1's lines in reading order, ``all_lines`` every page's (a DOI printed in the
+    running heads/footers, already marked ``drop``, is a fallback), ``meta`` the PDF's metadata.
+    """
+    meta_title = meta.get("Title") if isinstance(meta.get("Title"), str) else None
+    title_lines = _find_title(first, body_size, meta_title)
+    for line in title_lines:
+        line.kind = "title"
+    doc.title = re.sub(r"^[^\w‘“\"'(¿¡]+", "", clean_text(" ".join(ln.text for ln in title_lines)))
+    doc.authors = _authors_after_title(first, title_lines, body_size)
+    page1 = " ".join(ln.text for ln in first)
+    margins = Counter(
+        doi for ln in all_lines if ln.kind == "drop" for doi in [find_doi(ln.text)] if doi is not None
+    )
+    doc.doi = (
+        find_doi(page1)
+        or (margins.most_common(1)[0][0] if margins else None)
+        or find_doi(" ".join(str(v) for v in meta.values()))
+    )
+    for pattern in _YEAR_CLUES:
+        found = pattern.search(page1)
+        if found:
+            doc.year = found.group(1)
+            break
+
+
+def _find_title(first_page: list[Line], body_size: float, meta_title: str | None) -> list[Line]:
+    """Page 1's title lines: the largest-font line group, or the group matching the metadata title."""
+    groups: list[list[Line]] = []
+    for line in first_page:
+        if line.kind == "drop" or len(line.text) < 2:
+            continue
+        if groups:
+            last = groups[-1][-1]
+            same_style = abs(line.size - last.size) < 0.6 and (line.bold >= 0.5) == (last.bold >= 0.5)
+            if same_style and -0.5 * line.size < line.top - last.bottom < 1.2 * line.size:
+                groups[-1].append(line)
+                continue
+        groups.append([line])
+    groups = [g for g in groups if len(g) <= 6]
+    if meta_title and len(meta_title.split()) >= 3:
+        wanted = _squash(meta_title)
+        scored = [(fuzz.ratio(wanted, _squash(" ".join(ln.text for ln in g))), g) for g in groups]
+        good = [s for s in scored if s[0] >= 85]
+        if good:
+            return max(good, key=lambda s: s[0])[1]
+    candidates = [
+        g for g in groups if sum(len(ln.text.split()) for ln in g) >= 3 and g[0].size >= body_size + 1.5
+    ]
+    if not candidates:
+        return []
+    top_size = max(g[0].size for g in candidates)
+    return next(g for g in candidates if g[0].size >= top_size - 0.3)
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "", text.lower())
+
+
+def _authors_after_title(first_page: list[Line], title_lines: list[Line], body_size: float) -> list[str]:
+    """Author names: the name-like lines after the title (affiliation markers removed)."""
+    if not title_lines:
+        return []
+    try:
+        start = first_page.index(title_lines[-1]) + 1
+    except ValueError:
+        return []
+    names: list[str] = []
+    for line in first_page[start : start + 30]:
+        if line.kind in ("drop", "title") or line.size < body_size - 0.5:
+            continue
+        text = line.text_without_superscripts()
+        if _NOT_A_NAME.search(text):
+            if names:
+                break
+            continue
+        parts = [_clean_name(p) for p in re.split(r",|;|\band\b|&", text)]
+        parts = [p for p in parts if p]
+        good = [
+            p
+            for p in parts
+            if 2 <= len(p.split()) <= 5
+            and all(w[0].isupper() or w in _NAME_PARTICLES for w in p.split())
+            and not any(c.isdigit() for c in p)
+        ]
+        if parts and len(good) >= 0.6 * len(parts):
+            names.extend(good)
+        elif names:
+            break
+    return names[:60]
+
+
+def _clean_name(text: str) -> str:
+    """Drop markers (digits, asterisks, daggers, ORCID glyphs) around an author name."""
+    text = "".join(c for c in text if c.isalpha() or c in " .-–'’")
+    return re.sub(r"\s+", " ", text).strip(" .-–")

@@ -1,0 +1,120 @@
+"""TEI output: the analysed ``Document`` → GROBID-shaped TEI XML.
+
+Writes the elements and attributes GROBID writes for the same content, so that one parser
+(``geo_assets.ingest.tei``) reads both producers. The header's ``appInfo`` names this parser
+(``EMBEDDED_PRODUCER``/``EMBEDDED_VERSION``) and the pdfplumber version, which is how a stored
+TEI records what produced it.
+"""
+
+import pdfplumber
+from lxml import etree
+
+from geo_assets.ingest.pdf.document import Document
+from geo_assets.ingest.pdf.headings import norm_head
+
+EMBEDDED_PRODUCER = "georag-embedded-pdf"
+EMBEDDED_VERSION = "0.1.0"
+
+TEI_NS = "http://www.tei-c.org/ns/1.0"
+XML_NS = "http://www.w3.org/XML/1998/namespace"
+
+
+def _el(parent: etree._Element, tag: str, text: str | None = None, **attrs: str) -> etree._Element:
+    element = etree.SubElement(parent, f"{{{TEI_NS}}}{tag}")
+    for key, value in attrs.items():
+        element.set(f"{{{XML_NS}}}id" if key == "xml_id" else key, value)
+    if text:
+        element.text = text
+    return element
+
+
+def _pers_name(parent: etree._Element, name: str) -> None:
+    pers = _el(parent, "persName")
+    parts = name.split()
+    for forename in parts[:-1]:
+        _el(pers, "forename", forename, type="first" if forename == parts[0] else "middle")
+    _el(pers, "surname", parts[-1])
+
+
+def to_tei(doc: Document) -> str:
+    """The analysed document as a TEI XML string, in GROBID's element layout."""
+    root = etree.Element(f"{{{TEI_NS}}}TEI", nsmap={None: TEI_NS})
+    header = _el(root, "teiHeader")
+    file_desc = _el(header, "fileDesc")
+    title_stmt = _el(file_desc, "titleStmt")
+    _el(title_stmt, "title", doc.title, level="a", type="main")
+    publication = _el(file_desc, "publicationStmt")
+    _el(publication, "publisher")
+    if doc.year:
+        _el(publication, "date", doc.year, type="published", when=doc.year)
+    source = _el(file_desc, "sourceDesc")
+    bibl = _el(source, "biblStruct")
+    analytic = _el(bibl, "analytic")
+    for name in doc.authors:
+        _pers_name(_el(analytic, "author"), name)
+    _el(analytic, "title", doc.title, level="a", type="main")
+    monogr = _el(bibl, "monogr")
+    imprint = _el(monogr, "imprint")
+    if doc.year:
+        _el(imprint, "date", doc.year, type="published", when=doc.year)
+    if doc.doi:
+        _el(bibl, "idno", doc.doi, type="DOI")
+
+    encoding = _el(header, "encodingDesc")
+    app_info = _el(encoding, "appInfo")
+    app = _el(app_info, "application", ident=EMBEDDED_PRODUCER, version=EMBEDDED_VERSION)
+    _el(app, "desc", "GeoRAG embedded PDF parser (layout heuristics, no GROBID)")
+    lib = _el(app_info, "application", ident="pdfplumber", version=pdfplumber.__version__)
+    _el(lib, "desc", "glyphs, fonts and positions")
+
+    profile = _el(header, "profileDesc")
+    if doc.keywords:
+        keywords = _el(_el(profile, "textClass"), "keywords")
+        for term in doc.keywords:
+            _el(keywords, "term", term)
+    abstract = _el(profile, "abstract")
+    if doc.abstract:
+        div = _el(abstract, "div")
+        for paragraph in doc.abstract:
+            _el(div, "p", paragraph)
+
+    text = _el(root, "text")
+    text.set(f"{{{XML_NS}}}lang", "en")
+    body = _el(text, "body")
+    back = _el(text, "back")
+    for section in doc.sections:
+        if section.kind == "back":
+            kind = "acknowledgement" if norm_head(section.heading).startswith("acknowledg") else "annex"
+            div = _el(_el(back, "div", type=kind), "div")
+        else:
+            div = _el(body, "div")
+        if section.heading:
+            head = _el(div, "head", section.heading)
+            if section.number:
+                head.set("n", section.number)
+        for paragraph in section.paragraphs:
+            _el(div, "p", paragraph)
+    for index, (kind, label, caption) in enumerate(doc.captions):
+        attrs = {"xml_id": f"{'tab' if kind == 'table' else 'fig'}_{index}"}
+        if kind == "table":
+            attrs["type"] = "table"
+        figure = _el(body, "figure", **attrs)
+        _el(figure, "head", label)
+        _el(figure, "label", label.split()[-1])
+        _el(figure, "figDesc", caption)
+    refs_div = _el(back, "div", type="references")
+    list_bibl = _el(refs_div, "listBibl")
+    for index, ref in enumerate(doc.references):
+        entry = _el(list_bibl, "biblStruct", xml_id=f"b{index}")
+        analytic = _el(entry, "analytic")
+        if ref.title:
+            _el(analytic, "title", ref.title, level="a", type="main")
+        if ref.doi:
+            _el(analytic, "idno", ref.doi, type="DOI")
+        monogr = _el(entry, "monogr")
+        imprint = _el(monogr, "imprint")
+        if ref.year:
+            _el(imprint, "date", ref.year, type="published", when=ref.year)
+        _el(entry, "note", ref.raw, type="raw_reference")
+    tei: str = etree.tostring(root, encoding="unicode", pretty_print=True)
+    return tei
