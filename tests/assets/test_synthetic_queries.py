@@ -1,9 +1,12 @@
-"""The synthetic query generator: size, balance, de-duplication, determinism, LLM rows, files."""
+"""The synthetic query generator: size, balance, de-duplication, determinism, LLM rows, files, template data."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter, defaultdict
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -11,6 +14,7 @@ import pandas as pd
 import pytest
 
 from geo_assets.queries import synthetic_queries as sq
+from geo_assets.queries import template_data as qt
 from geo_rag_runtime.errors import ServiceUnavailableError
 from geo_rag_runtime.models import QUERY_TYPES
 
@@ -241,3 +245,148 @@ def test_generation_from_the_project_vocabulary() -> None:
     # minerals the vocabulary has and the fallback list does not are used
     extra = {m.lower() for m in vocabulary.entities("Mineral")} - set(sq.DEFAULT_ENTITIES["Mineral"])
     assert words & {m for m in extra if " " not in m and "-" not in m}
+
+
+def test_template_data_is_loaded_once_and_backs_the_module() -> None:
+    data = qt.load_template_data()
+    assert qt.load_template_data() is data and qt.load_template_data(qt.TEMPLATES_DIR) is data
+    assert sq.TEMPLATES is data.templates and sq.DEFAULT_ENTITIES is data.default_entities
+    assert list(data.templates) == list(QUERY_TYPES)
+    assert data.plural_slots <= set(data.slots) and set(data.slots.values()) <= set(data.default_entities)
+
+
+def _template_copy(tmp_path: Path) -> Path:
+    folder = tmp_path / "templates"
+    shutil.copytree(qt.TEMPLATES_DIR, folder)
+    return folder
+
+
+def _edit(path: Path, change: Callable[[dict[str, Any]], object]) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+
+
+_BROKEN: list[tuple[str, str, Callable[[dict[str, Any]], object], str]] = [
+    (
+        "unknown key in a type file",
+        "explicit_fact.json",
+        lambda d: d.update(notes="x"),
+        r"unknown key\(s\) \['notes'\]",
+    ),
+    (
+        "unknown key in shared",
+        "shared.json",
+        lambda d: d.update(conditions=["x"]),
+        r"unknown key\(s\) \['conditions'\]",
+    ),
+    ("missing key", "shared.json", lambda d: d.pop("suffixes"), r"missing key\(s\) \['suffixes'\]"),
+    (
+        "empty templates",
+        "hidden_rationale.json",
+        lambda d: d["templates"].clear(),
+        "templates is an empty list",
+    ),
+    (
+        "empty entity list",
+        "shared.json",
+        lambda d: d["default_entities"].update(Mineral=[]),
+        "default_entities.Mineral is an empty list",
+    ),
+    (
+        "empty word list",
+        "shared.json",
+        lambda d: d["word_lists"].update(condition=[]),
+        "word_lists.condition is an empty list",
+    ),
+    (
+        "blank template",
+        "implicit_reasoning.json",
+        lambda d: d["templates"].append("  "),
+        r"templates\[\d+\] is a blank string",
+    ),
+    ("non-string", "shared.json", lambda d: d["prefixes"].append(3), r"prefixes\[\d+\] is not a string"),
+    (
+        "slot without filler",
+        "interpretable_rationale.json",
+        lambda d: d["templates"].append("What colour is {colour}?"),
+        r"templates\[\d+\]: slot \{colour\} has no filler",
+    ),
+    (
+        "second slot without filler",
+        "explicit_fact.json",
+        lambda d: d["templates"].append("Is {rock} older than {gem2}?"),
+        r"slot \{gem2\} has no filler",
+    ),
+    (
+        "slot in a modifier without filler",
+        "shared.json",
+        lambda d: d["modifiers"].append(" in {basin}"),
+        r"modifiers\[\d+\]: slot \{basin\} has no filler",
+    ),
+    (
+        "entity type without defaults",
+        "shared.json",
+        lambda d: d["slots"].update(gem="Gemstone"),
+        "slots.gem: entity type 'Gemstone' has no default_entities list",
+    ),
+    (
+        "plural of no slot",
+        "shared.json",
+        lambda d: d["plural_slots"].append("oxides"),
+        r"\['oxides'\] are not listed under slots",
+    ),
+    (
+        "mod in a modifier",
+        "shared.json",
+        lambda d: d["modifiers"].append(" and{mod}"),
+        r"\{mod\} is only allowed",
+    ),
+    (
+        "malformed slot",
+        "explicit_fact.json",
+        lambda d: d["templates"].append("What is the {Ratio} of {rock}?"),
+        "malformed slot",
+    ),
+    (
+        "wrong label",
+        "explicit_fact.json",
+        lambda d: d.update(label="explicit_facts"),
+        "expected 'explicit_fact'",
+    ),
+    (
+        "template in two types",
+        "hidden_rationale.json",
+        lambda d: d["templates"].append("What is the half-life of {isotope}?"),
+        r"is also listed in .*explicit_fact\.json",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("file_name", "change", "message"), [c[1:] for c in _BROKEN], ids=[c[0] for c in _BROKEN]
+)
+def test_template_loader_rejects_bad_data_naming_the_file(
+    tmp_path: Path, file_name: str, change: Callable[[dict[str, Any]], object], message: str
+) -> None:
+    folder = _template_copy(tmp_path)
+    qt.load_template_data(folder)  # the unchanged copy is valid
+    folder = folder.rename(tmp_path / "edited")  # a new folder, so the cached result is not reused
+    _edit(folder / file_name, change)
+    with pytest.raises(qt.TemplateDataError, match=message) as raised:
+        qt.load_template_data(folder)
+    assert str(folder.resolve() / file_name) in str(raised.value)
+
+
+def test_template_loader_rejects_missing_and_invalid_files(tmp_path: Path) -> None:
+    folder = _template_copy(tmp_path)
+    (folder / "hidden_rationale.json").unlink()
+    with pytest.raises(qt.TemplateDataError, match=r"hidden_rationale\.json: template file is missing"):
+        qt.load_template_data(folder)
+    folder = _template_copy(tmp_path / "second")
+    (folder / "shared.json").write_text('{"slots": {', encoding="utf-8")
+    with pytest.raises(qt.TemplateDataError, match=r"shared\.json: not valid JSON"):
+        qt.load_template_data(folder)
+    (folder / "shared.json").write_text("[]", encoding="utf-8")
+    with pytest.raises(qt.TemplateDataError, match=r"shared\.json: expected a JSON object"):
+        qt.load_template_data(folder)
