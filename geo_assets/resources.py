@@ -8,11 +8,19 @@ environment, so they never show in the UI.
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dagster as dg
 
 from geo_rag_runtime.settings import Settings, get_settings
+from geo_rag_runtime.stores import opening
+
+if TYPE_CHECKING:
+    from geo_rag_runtime.embeddings import Embedder
+    from geo_rag_runtime.stores.documents import DocumentStore
+    from geo_rag_runtime.stores.graph.base import GraphStore
+    from geo_rag_runtime.stores.sparse import SparseIndex
+    from geo_rag_runtime.stores.vectors import ChromaVectorStore
 
 
 class GeoRagResource(dg.ConfigurableResource):
@@ -44,10 +52,8 @@ class DocumentStoreResource(dg.ConfigurableResource):
     mongodb_uri: str | None = None
 
     @contextlib.contextmanager
-    def open(self) -> Iterator[Any]:
-        from geo_rag_runtime.stores.documents import open_document_store
-
-        store = open_document_store(self.geo.settings(mongodb_uri=self.mongodb_uri))
+    def open(self) -> Iterator["DocumentStore"]:
+        store = opening.open_documents(self.geo.settings(mongodb_uri=self.mongodb_uri))
         try:
             yield store
         finally:
@@ -63,15 +69,11 @@ class VectorStoreResource(dg.ConfigurableResource):
     def settings(self) -> Settings:
         return self.geo.settings(chroma_host=self.chroma_host)
 
-    def vectors(self) -> Any:
-        from geo_rag_runtime.stores.vectors import ChromaVectorStore
+    def vectors(self) -> "ChromaVectorStore":
+        return opening.open_vectors(self.settings())
 
-        return ChromaVectorStore(self.settings())
-
-    def sparse(self) -> Any:
-        from geo_rag_runtime.stores.sparse import SparseIndex
-
-        return SparseIndex(self.settings())
+    def sparse(self) -> "SparseIndex":
+        return opening.open_keyword_index(self.settings())
 
 
 class EmbedderResource(dg.ConfigurableResource):
@@ -80,10 +82,8 @@ class EmbedderResource(dg.ConfigurableResource):
     geo: GeoRagResource
     model: str | None = None
 
-    def embedder(self) -> Any:
-        from geo_rag_runtime.embeddings import get_embedder
-
-        return get_embedder(self.geo.settings(embedding_model=self.model))
+    def embedder(self) -> "Embedder":
+        return opening.open_embedder(self.geo.settings(embedding_model=self.model))
 
     def token_counter(self) -> Any:
         from geo_rag_runtime.text.tokenizer import get_token_counter
@@ -98,10 +98,8 @@ class GraphStoreResource(dg.ConfigurableResource):
     neo4j_uri: str | None = None
 
     @contextlib.contextmanager
-    def open(self) -> Iterator[Any]:
-        from geo_rag_runtime.stores.graph import get_graph_store
-
-        store = get_graph_store(self.geo.settings(neo4j_uri=self.neo4j_uri))
+    def open(self) -> Iterator["GraphStore"]:
+        store = opening.open_graph(self.geo.settings(neo4j_uri=self.neo4j_uri))
         try:
             yield store
         finally:

@@ -18,6 +18,7 @@ import dagster as dg
 from geo_assets.cli.runs import failure_messages
 from geo_assets.ingest import registry
 from geo_assets.partitions import PAPERS
+from geo_assets.versions import latest_versions
 from geo_rag_runtime import contract
 
 warnings.filterwarnings("ignore", category=dg.BetaWarning)
@@ -42,23 +43,21 @@ def up_to_date(
 ) -> bool:
     """True when this partition's paper has these bytes and every per-paper asset was materialized
     with the current code version, no older than its TEI (so a failed later step is not skipped)."""
-    paper = store.db["papers"].find_one({"partition_key": key}, {"sha256": 1})
-    if paper is None or paper.get("sha256") != sha256:
+    if store.paper_sha256_for_partition(key) != sha256:
         return False
     newest_upstream = 0.0
     for asset in assets:
         for asset_key in asset.keys:
-            records = instance.fetch_materializations(
-                dg.AssetRecordsFilter(asset_key=asset_key, asset_partitions=[key]), limit=1
-            ).records
-            if not records or records[0].asset_materialization is None:
+            latest = latest_versions(
+                instance, dg.AssetRecordsFilter(asset_key=asset_key, asset_partitions=[key]), limit=1
+            ).get(key)
+            if latest is None:
                 return False
-            tags = records[0].asset_materialization.tags or {}
-            if tags.get("dagster/code_version") != asset.code_versions_by_key.get(asset_key):
+            if latest.code_version != asset.code_versions_by_key.get(asset_key):
                 return False
-            if records[0].timestamp < newest_upstream:
+            if latest.timestamp < newest_upstream:
                 return False
-            newest_upstream = max(newest_upstream, records[0].timestamp)
+            newest_upstream = max(newest_upstream, latest.timestamp)
     return True
 
 
@@ -171,21 +170,14 @@ def asset_versions() -> dict[str, Any]:
     instance = dg.DagsterInstance.get()
     out: dict[str, Any] = {}
     for key in sorted(defs.resolve_asset_graph().get_all_asset_keys(), key=lambda k: k.to_user_string()):
-        records = instance.fetch_materializations(key, limit=200).records
-        latest: dict[str, Any] = {}
-        for record in records:
-            mat = record.asset_materialization
-            if mat is None:
-                continue
-            part = mat.partition or "-"
-            if part in latest:
-                continue
-            tags = mat.tags or {}
-            latest[part] = {
-                "data_version": tags.get("dagster/data_version"),
-                "code_version": tags.get("dagster/code_version"),
-                "timestamp": record.timestamp,
+        latest = {
+            partition: {
+                "data_version": version.data_version,
+                "code_version": version.code_version,
+                "timestamp": version.timestamp,
             }
+            for partition, version in latest_versions(instance, key, limit=200).items()
+        }
         if latest:
             out[key.to_user_string()] = latest
     return out

@@ -17,6 +17,7 @@ import dagster as dg
 from pydantic import Field
 
 from geo_assets.resources import GeoRagResource
+from geo_assets.versions import latest_versions
 from geo_rag_runtime.models import QUERY_TYPES
 
 # what the answers depend on: the routing model, the graph and the vectors (all materialized assets)
@@ -76,17 +77,10 @@ def _upstream_versions(instance: dg.DagsterInstance, names: tuple[str, ...]) -> 
     """Latest data/code version of each upstream asset (per partition, summarized by a hash)."""
     out: dict[str, Any] = {}
     for name in names:
-        latest: dict[str, tuple[str | None, str | None]] = {}
-        records = instance.fetch_materializations(dg.AssetKey(name), limit=10000).records
-        for record in records:  # newest first
-            mat = record.asset_materialization
-            if mat is None or (mat.partition or "-") in latest:
-                continue
-            tags = mat.tags or {}
-            latest[mat.partition or "-"] = (
-                tags.get("dagster/data_version"),
-                tags.get("dagster/code_version"),
-            )
+        latest = {
+            partition: (v.data_version, v.code_version)
+            for partition, v in latest_versions(instance, dg.AssetKey(name), limit=10000).items()
+        }
         if not latest:
             out[name] = {"materialized": False}
         elif list(latest) == ["-"]:

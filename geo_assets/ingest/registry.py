@@ -29,28 +29,25 @@ def scan_pdfs(paths: list[Path]) -> list[Path]:
 def register(store: Any, path: Path) -> str:
     """Register a PDF and return its partition key (file name; suffixed when the name is taken)."""
     path = path.expanduser().resolve()
-    col = store.db[contract.SOURCES]
-    existing = col.find_one({"path": str(path)})
-    if existing:
-        return str(existing["_id"])
+    existing = store.source_key_for_path(str(path))
+    if existing is not None:
+        return existing
     key = contract.partition_key_for(path)
-    taken = col.find_one({"_id": key})
-    if taken and taken["path"] != str(path):
+    taken = store.source_path(key)
+    if taken is not None and taken != str(path):
         key = f"{Path(key).stem}-{hashlib.sha1(str(path).encode()).hexdigest()[:6]}{Path(key).suffix}"
-    with store._writing():
-        col.replace_one({"_id": key}, {"_id": key, "path": str(path)}, upsert=True)
+    store.register_source(key, str(path))
     return key
 
 
 def lookup(store: Any, key: str) -> Path | None:
-    doc = store.db[contract.SOURCES].find_one({"_id": key})
-    return Path(doc["path"]) if doc else None
+    path = store.source_path(key)
+    return Path(path) if path is not None else None
 
 
 def registered(store: Any) -> dict[str, Path]:
-    return {str(d["_id"]): Path(d["path"]) for d in store.db[contract.SOURCES].find({})}
+    return {key: Path(path) for key, path in store.sources().items()}
 
 
 def unregister(store: Any, key: str) -> None:
-    with store._writing():
-        store.db[contract.SOURCES].delete_one({"_id": key})
+    store.delete_source(key)

@@ -37,8 +37,8 @@ def scan(
             if key not in known:
                 new.append(key)
                 continue
-            paper = store.db["papers"].find_one({"partition_key": key}, {"sha256": 1})
-            if paper is not None and paper.get("sha256") != contract.file_sha256(pdf):
+            stored_sha256 = store.paper_sha256_for_partition(key)
+            if stored_sha256 is not None and stored_sha256 != contract.file_sha256(pdf):
                 changed.append(key)
         for key, path in registry.registered(store).items():
             if not path.exists() and key in known:

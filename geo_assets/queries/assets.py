@@ -15,9 +15,8 @@ from geo_rag_runtime.models import QUERY_TYPES
 def _graph_entities(store: Any) -> dict[str, set[str]]:
     """Distinct (type -> names) of the entities in the materialized triples (what the graph holds)."""
     found: dict[str, set[str]] = defaultdict(set)
-    for doc in store.db[contract.TRIPLES].find({}, {"head": 1, "head_type": 1, "tail": 1, "tail_type": 1}):
-        found[doc["head_type"]].add(doc["head"])
-        found[doc["tail_type"]].add(doc["tail"])
+    for entity_type, name in store.triple_entities():
+        found[entity_type].add(name)
     return found
 
 

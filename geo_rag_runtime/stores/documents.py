@@ -34,7 +34,8 @@ def _now() -> str:
 
 
 class DocumentStore:
-    """Papers, chunks and triples with unique ids; one instance per run (no shared state)."""
+    """Papers, chunks and triples with unique ids, and the registry of which PDF each ``papers``
+    partition stands for; one instance per run (no shared state)."""
 
     def __init__(self, database: Any, *, lock_path: Path | None = None, backend: str = "mongodb") -> None:
         self.db = database
@@ -95,6 +96,22 @@ class DocumentStore:
         projection = {"sections": 0, "references": 0, "captions": 0}
         return list(self.db[contract.PAPERS].find({}, projection).sort("source_file", 1))
 
+    def find_paper_by_partition(self, partition_key: str) -> dict[str, Any] | None:
+        """The whole paper document stored for a ``papers`` partition (``None`` when there is none).
+
+        ``partition_key`` is the field ``paper_json`` stores beside the paper (see ``geo_assets``)."""
+        doc: dict[str, Any] | None = self.db[contract.PAPERS].find_one({"partition_key": partition_key})
+        return doc
+
+    def paper_sha256_for_partition(self, partition_key: str) -> str | None:
+        """Content hash of the paper stored for a ``papers`` partition, read without the rest of the
+        document; ``None`` when no paper is stored for it (or the stored one has no hash)."""
+        doc: dict[str, Any] | None = self.db[contract.PAPERS].find_one(
+            {"partition_key": partition_key}, {"sha256": 1}
+        )
+        sha256 = None if doc is None else doc.get("sha256")
+        return None if sha256 is None else str(sha256)
+
     # -- chunks ---------------------------------------------------------------------------
     def replace_chunks(self, paper_id: str, chunks: Sequence[Chunk]) -> dict[str, int]:
         """Make the stored chunks of a paper exactly ``chunks`` (upsert new, delete stale)."""
@@ -145,6 +162,43 @@ class DocumentStore:
     def triples_for_paper(self, paper_id: str) -> list[Triple]:
         docs = self.db[contract.TRIPLES].find({"paper_id": paper_id})
         return [Triple.model_validate(_strip_id(d)) for d in docs]
+
+    def triple_entities(self) -> Iterator[tuple[str, str]]:
+        """``(entity type, name)`` of the head and then the tail of every stored triple, in store order
+        (repeats included), reading only those four fields. Streams from a cursor: consume it while
+        the store is open."""
+        projection = {"head": 1, "head_type": 1, "tail": 1, "tail_type": 1}
+        for doc in self.db[contract.TRIPLES].find({}, projection):
+            yield str(doc["head_type"]), str(doc["head"])
+            yield str(doc["tail_type"]), str(doc["tail"])
+
+    # -- sources registry (partition key -> PDF path) -------------------------------------
+    def register_source(self, key: str, path: str) -> None:
+        """Record (or re-point) partition ``key`` to the PDF at ``path``; an upsert under the write lock.
+
+        Choosing the key (and resolving ``path``) is the caller's business: the store keeps the map."""
+        with self._writing():
+            self.db[contract.SOURCES].replace_one({"_id": key}, {"_id": key, "path": path}, upsert=True)
+
+    def source_path(self, key: str) -> str | None:
+        """The PDF path registered for partition ``key``, as stored; ``None`` when it is not registered."""
+        doc: dict[str, Any] | None = self.db[contract.SOURCES].find_one({"_id": key})
+        return None if doc is None else str(doc["path"])
+
+    def source_key_for_path(self, path: str) -> str | None:
+        """The partition key a PDF path (compared as stored, exactly) is registered under, else ``None``."""
+        doc: dict[str, Any] | None = self.db[contract.SOURCES].find_one({"path": path})
+        return None if doc is None else str(doc["_id"])
+
+    def sources(self) -> dict[str, str]:
+        """Every registered partition key with its PDF path, in store order."""
+        return {str(d["_id"]): str(d["path"]) for d in self.db[contract.SOURCES].find({})}
+
+    def delete_source(self, key: str) -> int:
+        """Forget partition ``key`` (under the write lock); returns how many entries went (0 or 1)."""
+        with self._writing():
+            deleted: int = self.db[contract.SOURCES].delete_one({"_id": key}).deleted_count
+        return deleted
 
     # -- lifecycle ------------------------------------------------------------------------
     def delete_paper(self, paper_id: str) -> dict[str, int]:

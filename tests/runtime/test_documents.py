@@ -114,3 +114,120 @@ def test_two_processes_writing_at_once(geo_home: Path, locked: bool) -> None:
     for pid in pids:
         assert all(c.text.split()[-4] == "7" for c in store.chunks_for_paper(pid))
     store.close()
+
+
+class _CountingLock:
+    """Stands in for the inter-process write lock and counts how often a write method took it."""
+
+    def __init__(self) -> None:
+        self.entered = 0
+
+    def __enter__(self) -> None:
+        self.entered += 1
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def test_find_paper_by_partition(geo_home: Path) -> None:
+    store = open_document_store(get_settings())
+    store.upsert_paper(_paper("pa"), partition_key="pa.pdf", source_path="/papers/pa.pdf")
+    store.upsert_paper(_paper("pb"))
+    doc = store.find_paper_by_partition("pa.pdf")
+    assert doc is not None and doc["paper_id"] == "pa" and doc["source_path"] == "/papers/pa.pdf"
+    assert doc["sections"][0]["heading"] == "Intro"  # the whole document, not a projection
+    assert store.find_paper_by_partition("pb.pdf") is None  # stored without a partition key
+    assert store.find_paper_by_partition("nope.pdf") is None
+    store.close()
+
+
+def test_paper_sha256_for_partition(geo_home: Path) -> None:
+    store = open_document_store(get_settings())
+    store.upsert_paper(_paper("pa"), partition_key="pa.pdf")
+    assert store.paper_sha256_for_partition("pa.pdf") == "pa" * 4
+    assert store.paper_sha256_for_partition("other.pdf") is None
+    store.close()
+
+
+def _triple(triple_id: str, head: str, head_type: str, tail: str, tail_type: str) -> Triple:
+    return Triple(
+        triple_id=triple_id,
+        head=head,
+        head_type=head_type,
+        relation="CONTAINS",
+        tail=tail,
+        tail_type=tail_type,
+        paper_id="pa",
+        chunk_id="c",
+        sentence="s",
+        extractor="rules-v1",
+    )
+
+
+def test_triple_entities(geo_home: Path) -> None:
+    store = open_document_store(get_settings())
+    store.replace_triples(
+        "pa",
+        [
+            _triple("t1", "zircon", "Mineral", "Hf", "Element"),
+            _triple("t2", "basalt", "Rock", "Hf", "Element"),
+        ],
+    )
+    assert list(store.triple_entities()) == [
+        ("Mineral", "zircon"),
+        ("Element", "Hf"),
+        ("Rock", "basalt"),
+        ("Element", "Hf"),
+    ]
+    store.delete_paper("pa")
+    assert list(store.triple_entities()) == []
+    store.close()
+
+
+def test_register_source(geo_home: Path) -> None:
+    store = open_document_store(get_settings())
+    store._lock = lock = _CountingLock()  # type: ignore[assignment]
+    store.register_source("a.pdf", "/papers/a.pdf")
+    store.register_source("a.pdf", "/elsewhere/a.pdf")  # re-pointing the key replaces the entry
+    assert lock.entered == 2
+    assert store.sources() == {"a.pdf": "/elsewhere/a.pdf"}
+    store.close()
+
+
+def test_source_path(geo_home: Path) -> None:
+    store = open_document_store(get_settings())
+    store.register_source("a.pdf", "/papers/a.pdf")
+    assert store.source_path("a.pdf") == "/papers/a.pdf"
+    assert store.source_path("b.pdf") is None
+    store.close()
+
+
+def test_source_key_for_path(geo_home: Path) -> None:
+    store = open_document_store(get_settings())
+    store.register_source("a.pdf", "/papers/a.pdf")
+    store.register_source("a-1f2e3d.pdf", "/other/a.pdf")
+    assert store.source_key_for_path("/other/a.pdf") == "a-1f2e3d.pdf"
+    assert store.source_key_for_path("/papers/a.pdf") == "a.pdf"
+    assert store.source_key_for_path("/papers/a.pdf/") is None  # compared exactly as stored
+    store.close()
+
+
+def test_sources(geo_home: Path) -> None:
+    store = open_document_store(get_settings())
+    assert store.sources() == {}
+    store.register_source("a.pdf", "/papers/a.pdf")
+    store.register_source("b.pdf", "/papers/b.pdf")
+    assert store.sources() == {"a.pdf": "/papers/a.pdf", "b.pdf": "/papers/b.pdf"}
+    store.close()
+
+
+def test_delete_source(geo_home: Path) -> None:
+    store = open_document_store(get_settings())
+    store.register_source("a.pdf", "/papers/a.pdf")
+    store.register_source("b.pdf", "/papers/b.pdf")
+    store._lock = lock = _CountingLock()  # type: ignore[assignment]
+    assert store.delete_source("a.pdf") == 1
+    assert store.delete_source("a.pdf") == 0
+    assert lock.entered == 2
+    assert store.sources() == {"b.pdf": "/papers/b.pdf"}
+    store.close()
