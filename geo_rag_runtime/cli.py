@@ -11,10 +11,13 @@ import json
 import os
 import subprocess
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from geo_rag_runtime.dagster_env import OFFLINE_FLAGS, dagster_environment
 from geo_rag_runtime.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from geo_rag_runtime.models import Answer
 
 
 def _run_dagster_command(
@@ -32,48 +35,10 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def store_counts(settings: Settings) -> dict[str, Any]:
-    """Counts per store; a store that cannot be opened reports its error instead."""
-    counts: dict[str, Any] = {}
-    try:
-        from geo_rag_runtime.stores.documents import open_document_store
+    """Counts per store (see ``geo_rag_runtime.stores.opening.store_counts``)."""
+    from geo_rag_runtime.stores.opening import store_counts as counts
 
-        docs = open_document_store(settings)
-        counts["documents"] = {"backend": docs.backend, **docs.counts()}
-        docs.close()
-    except Exception as exc:  # report, don't crash: status is for diagnosing
-        counts["documents"] = {"error": str(exc)}
-    try:
-        from geo_rag_runtime.stores.vectors import ChromaVectorStore
-
-        vectors = ChromaVectorStore(settings)
-        counts["vectors"] = {
-            "backend": "chroma-http" if settings.chroma_host else "chroma-persistent",
-            "vectors": vectors.count(),
-            "model": vectors.model_identity,
-        }
-    except Exception as exc:
-        counts["vectors"] = {"error": str(exc)}
-    try:
-        from geo_rag_runtime.stores.sparse import SparseIndex
-
-        counts["keyword_index"] = {"backend": "bm25s", "chunks": SparseIndex(settings).count()}
-    except Exception as exc:
-        counts["keyword_index"] = {"error": str(exc)}
-    try:
-        from geo_rag_runtime.stores.graph import get_graph_store
-
-        graph = get_graph_store(settings, read_only=True)
-        counts["graph"] = {"backend": type(graph).__name__, **graph.counts()}
-        graph.close()
-    except Exception as exc:
-        counts["graph"] = {"error": str(exc)}
-    try:
-        from geo_rag_runtime.classifier import classifier_manifest
-
-        counts["classifier"] = classifier_manifest(settings)
-    except Exception as exc:
-        counts["classifier"] = {"error": str(exc)}
-    return counts
+    return counts(settings)
 
 
 def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
@@ -111,7 +76,7 @@ def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from geo_rag_runtime.errors import GeoRagError
-    from geo_rag_runtime.service import RagService, format_answer
+    from geo_rag_runtime.service import RagService
 
     try:
         service = RagService(settings)
@@ -187,3 +152,33 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def format_answer(answer: Answer) -> str:
+    """The human-readable form of an answer for ``geo-rag ask`` (``--json`` prints the contract)."""
+    lines = [answer.answer, ""]
+    lines.append(
+        f"category: {answer.category}   strategy: {answer.strategy}   generator: {answer.generator}"
+        f"   mode: {answer.mode}"
+    )
+    vector = answer.contexts.get("VectorRAG_Context", {})
+    graph = answer.contexts.get("GraphRAG_Context", {})
+    if vector:
+        lines += ["", "sources:"]
+        cited = {c.chunk_id for c in answer.citations}
+        for key, item in vector.items():
+            mark = "*" if item.get("chunk_id") in cited else " "
+            where = item.get("source_file") or "?"
+            if item.get("section"):
+                where += f", {item['section']}"
+            lines.append(f" {mark}[V{key}] {where}  (score {float(item.get('score', 0.0)):.3f})")
+    if graph:
+        lines += ["", "graph facts:"]
+        for key, item in graph.items():
+            lines.append(f"  [G{key}] {item.get('text', '')}")
+    if answer.notes:
+        lines += ["", "notes:"]
+        lines += [f"  - {note}" for note in answer.notes]
+    timings = "  ".join(f"{k} {v:.0f}" for k, v in answer.timings_ms.items())
+    lines += ["", f"timings (ms): {timings}"]
+    return "\n".join(lines)

@@ -177,3 +177,5 @@ class Answer(BaseModel):
     mode: Literal["hybrid", "baseline"] = "hybrid"
     notes: list[str] = Field(default_factory=list)  # degradations, fallbacks, low-confidence routing
     classification: dict[str, Any] = Field(default_factory=dict)
+    # ``name@vN`` of every prompt template sent to an LLM for this answer (geo_rag_runtime.prompts)
+    prompts: list[str] = Field(default_factory=list)

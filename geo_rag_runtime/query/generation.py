@@ -1,6 +1,6 @@
 """Answer generation from the merged context: an LLM when configured, extraction otherwise.
 
-Both generators read the same :class:`~geo_rag_runtime.context.ContextBundle` and cite its items with
+Both generators read the same :class:`~geo_rag_runtime.query.context.ContextBundle` and cite its items with
 markers ``[V0]`` (``VectorRAG_Context["0"]``) and ``[G1]`` (``GraphRAG_Context["1"]``); the markers
 are parsed back into citations, so every answer names the chunks it rests on.
 
@@ -10,7 +10,7 @@ are parsed back into citations, so every answer names the chunks it rests on.
   item are removed from the text and reported in a note.
 * :class:`ExtractiveGenerator` (name ``"extractive"``) needs no model: it splits the context into
   sentences, scores each for relevance to the question (MiniLM cosine, entity and keyword overlap:
-  :class:`~geo_rag_runtime.context.RelevanceScorer`), and returns the 3–5 best non-redundant
+  :class:`~geo_rag_runtime.query.relevance.RelevanceScorer`), and returns the 3–5 best non-redundant
   sentences (at most about 120 words) with their markers, ordered by score, then by source order. For
   implicit-reasoning questions it prefers sentences from different passages, so the answer joins
   evidence across passages (multi-hop). When even the best sentence scores below
@@ -26,9 +26,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from geo_rag_runtime.context import ContextBundle, RelevanceScorer, near_duplicate, shingles
 from geo_rag_runtime.errors import ServiceError
 from geo_rag_runtime.models import QueryType
+from geo_rag_runtime.prompts import ANSWER, ANSWER_MULTI_HOP
+from geo_rag_runtime.query.context import ContextBundle, near_duplicate, shingles
+from geo_rag_runtime.query.relevance import RelevanceScorer
+from geo_rag_runtime.stores.protocols import ChatModel
 
 __all__ = [
     "NOT_FOUND",
@@ -62,6 +65,7 @@ class Generation:
     generator: str
     markers: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    prompts: list[str] = field(default_factory=list)  # ids of the prompt templates sent to a model
 
 
 class Generator(Protocol):
@@ -95,23 +99,10 @@ def render_context(context: ContextBundle) -> str:
 # --------------------------------------------------------------------------- LLM
 
 
-_SYSTEM = (
-    "You are a geochemistry research assistant. Answer the question using ONLY the numbered context "
-    "below: text passages [V0], [V1], ... and knowledge-graph facts [G0], [G1], .... Put the marker of "
-    "the item that supports a statement right after it, e.g. 'The zircons crystallized over 1 Myr "
-    "[V0][G2].' Every statement needs a marker. Do not use outside knowledge and do not guess numbers. "
-    "If the context does not contain the answer, reply exactly: Not found in the corpus."
-)
-_MULTI_HOP = (
-    " The question needs reasoning over several pieces of evidence: connect the relevant items step by "
-    "step (multi-hop) and cite each item you use."
-)
-
-
 class LLMGenerator:
     """Grounded answers from the configured chat model; markers parsed back into citations."""
 
-    def __init__(self, llm: Any, *, max_tokens: int = 512) -> None:
+    def __init__(self, llm: ChatModel, *, max_tokens: int = 512) -> None:
         self.llm = llm
         self.max_tokens = max_tokens
 
@@ -123,13 +114,13 @@ class LLMGenerator:
         """One completion; ServiceError (or its retryable subclass) when the model fails."""
         if context.empty:
             return Generation(NOT_FOUND, self.name, notes=["the context is empty: the model was not asked"])
-        system = _SYSTEM + (_MULTI_HOP if category == "implicit_reasoning" else "")
-        user = f"Context:\n{render_context(context)}\n\nQuestion: {question}\nAnswer:"
+        prompt = ANSWER_MULTI_HOP if category == "implicit_reasoning" else ANSWER
+        system, user = prompt.render(context=render_context(context), question=question)
         text = self.llm.complete(system, user, max_tokens=self.max_tokens).strip()
         if not text:
             raise ServiceError("the LLM returned an empty answer")
         if _NOT_FOUND_PREFIX.match(text):
-            return Generation(NOT_FOUND, self.name)
+            return Generation(NOT_FOUND, self.name, prompts=[prompt.id])
         markers = parse_markers(text)
         valid = [m for m in markers if context.item(m) is not None]
         notes = []
@@ -139,7 +130,7 @@ class LLMGenerator:
             notes.append(f"removed citation markers that name no context item: {', '.join(invalid)}")
         if not valid:
             notes.append("the LLM answer cites no context item")
-        return Generation(text, self.name, valid, notes)
+        return Generation(text, self.name, valid, notes, [prompt.id])
 
 
 def _drop_markers(text: str, invalid: set[str]) -> str:

@@ -12,9 +12,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from geo_rag_runtime.models import RetrievedItem
-from geo_rag_runtime.stores.graph.base import MAX_DEPTH, Fact, GraphStore
-from geo_rag_runtime.vocab import INVERSE_RELATIONS, QUANTITY_TYPES, RELATIONS, recognize
+from geo_rag_runtime.models import Entity, RetrievedItem
+from geo_rag_runtime.stores.graph.base import MAX_DEPTH, Fact
+from geo_rag_runtime.stores.protocols import GraphReader
+from geo_rag_runtime.vocab import INVERSE_RELATIONS, RELATIONS, entity_names, names_of
 
 _REASONING = re.compile(
     r"\b(?:why|how|explain|explains|cause[sd]?|mechanisms?|affects?|affected|influences?|influenced|"
@@ -69,7 +70,7 @@ class GraphRetriever:
     name = "graph"
 
     def __init__(
-        self, store: GraphStore, max_facts: int = 30, min_facts: int = 5, read_factor: int = 8
+        self, store: GraphReader, max_facts: int = 30, min_facts: int = 5, read_factor: int = 8
     ) -> None:
         self.store = store
         self.max_facts = max_facts
@@ -78,16 +79,18 @@ class GraphRetriever:
 
     def question_entities(self, question: str) -> list[str]:
         """Canonical names of the question's entities (values such as "2 GPa" are no start nodes)."""
-        seen: dict[str, None] = {}
-        for entity in recognize(question):
-            if entity.type not in QUANTITY_TYPES:
-                seen.setdefault(entity.name, None)
-        return list(seen)
+        return entity_names(question)
 
     def retrieve(
-        self, question: str, depth: int | None = None, category: str | None = None
+        self,
+        question: str,
+        depth: int | None = None,
+        category: str | None = None,
+        *,
+        entities: Sequence[Entity] | None = None,
     ) -> list[RetrievedItem]:
-        names = self.question_entities(question)
+        """Facts around the question's entities; ``entities``: already recognized (the pipeline's)."""
+        names = names_of(entities) if entities is not None else self.question_entities(question)
         if not names:
             return []
         depth = depth if depth is not None else choose_depth(question, category)

@@ -12,7 +12,7 @@ from typing import Any
 from geo_rag_runtime.models import RetrievedItem
 from geo_rag_runtime.retrieval.fusion import collapse_overlaps
 from geo_rag_runtime.retrieval.vector import matches_filters, parse_filters, preprocess_query
-from geo_rag_runtime.stores.sparse import SparseIndex
+from geo_rag_runtime.stores.protocols import KeywordIndex
 
 __all__ = ["KeywordRetriever"]
 
@@ -30,7 +30,7 @@ class KeywordRetriever:
 
     def __init__(
         self,
-        index: SparseIndex,
+        index: KeywordIndex,
         top_k: int = 5,
         filters: Mapping[str, Any] | None = None,
         *,

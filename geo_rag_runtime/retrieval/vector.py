@@ -116,7 +116,7 @@ def matches_filters(record: Mapping[str, Any], parsed: Sequence[Filter]) -> bool
     return True
 
 
-class VectorStoreLike(Protocol):
+class VectorStoreLike(Protocol):  # the part of stores.protocols.VectorStore a retriever uses
     def query(
         self, embedding: np.ndarray, top_k: int, where: Mapping[str, Any] | None = None
     ) -> list[RetrievedItem]: ...
@@ -153,11 +153,20 @@ class VectorRetriever:
         self._model_checked = False
 
     def retrieve(
-        self, question: str, *, top_k: int | None = None, filters: Mapping[str, Any] | None = None
+        self,
+        question: str,
+        *,
+        top_k: int | None = None,
+        filters: Mapping[str, Any] | None = None,
+        prepared: bool = False,
     ) -> list[RetrievedItem]:
-        """Best chunks for ``question`` (retriever="dense", score = cosine similarity)."""
+        """Best chunks for ``question`` (retriever="dense", score = cosine similarity).
+
+        ``prepared``: the text already went through :func:`preprocess_query` (the query pipeline
+        prepares the question once); otherwise it is prepared here.
+        """
         wanted = top_k or self.top_k
-        query = preprocess_query(question, self.max_question_chars)
+        query = question if prepared else preprocess_query(question, self.max_question_chars)
         where = build_where(filters) if filters is not None else self._where
         if not self._model_checked:
             self.store.check_model(self.embedder.identity)

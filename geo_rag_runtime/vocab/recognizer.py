@@ -480,10 +480,16 @@ def lookup(surface: str) -> tuple[str, str] | None:
     return (entity.name, entity.type) if entity else None
 
 
-def entity_names(text: str, *, include_quantities: bool = False) -> list[str]:
-    """Distinct canonical names in order of first appearance (query-time start nodes)."""
+def names_of(entities: Iterable[Entity], *, include_quantities: bool = False) -> list[str]:
+    """Distinct canonical names in order of first appearance: graph start nodes, since values such
+    as "2 GPa" are no entities to start from (unless ``include_quantities``)."""
     seen: dict[str, None] = {}
-    for entity in recognize(text):
+    for entity in entities:
         if include_quantities or entity.type not in QUANTITY_TYPES:
             seen.setdefault(entity.name, None)
     return list(seen)
+
+
+def entity_names(text: str, *, include_quantities: bool = False) -> list[str]:
+    """Distinct canonical names of the entities in ``text`` (see :func:`names_of`)."""
+    return names_of(recognize(text), include_quantities=include_quantities)

@@ -33,7 +33,7 @@ CONTRACT_KEYS = {
     "contexts",
     "timings_ms",
 }
-EXTRA_KEYS = {"mode", "notes", "classification"}
+EXTRA_KEYS = {"mode", "notes", "classification", "prompts"}
 STAGE_KEYS = {"classification", "vector", "graph", "fusion", "generation", "total"}
 
 

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from geo_rag_runtime.context import (
-    GRAPH_KEY,
-    VECTOR_KEY,
-    RelevanceScorer,
-    TokenCounter,
-    build_context,
-)
 from geo_rag_runtime.models import RetrievedItem
+from geo_rag_runtime.query.context import GRAPH_KEY, VECTOR_KEY, TokenCounter, build_context
+from geo_rag_runtime.query.relevance import RelevanceScorer
 from geo_rag_runtime.settings import Settings
 
 MAGNETITE = (

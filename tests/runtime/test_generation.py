@@ -8,17 +8,18 @@ from typing import Any
 import httpx
 import pytest
 
-from geo_rag_runtime.context import ContextBundle, RelevanceScorer
 from geo_rag_runtime.errors import ServiceError, ServiceUnavailableError
-from geo_rag_runtime.generation import (
+from geo_rag_runtime.llm import LLMClient
+from geo_rag_runtime.models import RetrievedItem
+from geo_rag_runtime.query.context import ContextBundle
+from geo_rag_runtime.query.generation import (
     NOT_FOUND,
     ExtractiveGenerator,
     LLMGenerator,
     parse_markers,
     render_context,
 )
-from geo_rag_runtime.llm import LLMClient
-from geo_rag_runtime.models import RetrievedItem
+from geo_rag_runtime.query.relevance import RelevanceScorer
 from geo_rag_runtime.settings import Settings
 
 # Passages restating the two sample papers (Vermeesch & Pease 2021; Keller et al. 2018).
@@ -246,7 +247,7 @@ def test_headings_references_and_captions_are_no_answer_sentences(scorer: Releva
 
 
 def test_sentences_that_introduce_a_missing_equation_are_not_quoted() -> None:
-    from geo_rag_runtime.generation import _is_prose
+    from geo_rag_runtime.query.generation import _is_prose
 
     lead_in = "The decision boundary between the two magma series can be defined as the halfway line between these trends:"
     assert not _is_prose(lead_in)

@@ -57,8 +57,8 @@ def test_each_category_runs_its_strategy(
 
 def test_the_real_classifier_routes_the_question(knowledge_base: KnowledgeBase) -> None:
     """With no confidence floor, the classifier's label alone picks the strategy."""
+    from geo_rag_runtime.query.strategies import strategy_for
     from geo_rag_runtime.service import RagService
-    from geo_rag_runtime.strategies import strategy_for
 
     rag = RagService(knowledge_base.settings(classifier_min_confidence=0.0))
     answer = rag.ask("What is the youngest zircon age reported for the eruption?")
@@ -258,7 +258,7 @@ def test_concurrent_questions_share_one_service(service: Any, knowledge_base: Kn
 
 
 def test_format_answer_lists_sources_notes_and_timings(service: Any) -> None:
-    from geo_rag_runtime.service import format_answer
+    from geo_rag_runtime.cli import format_answer
 
     answer = service.ask(MAGNETITE, category="hidden_rationale")
     text = format_answer(answer)

@@ -9,20 +9,25 @@ import httpx
 import pytest
 
 from geo_rag_runtime.models import RetrievedItem
-from geo_rag_runtime.strategies import (
+from geo_rag_runtime.query.analysis import entity_alternatives, graph_neighbours, keyword_form
+from geo_rag_runtime.query.compression import compress_passages
+from geo_rag_runtime.query.question import Question, prepare_question
+from geo_rag_runtime.query.strategies import (
     STRATEGIES,
     DenseSimilarity,
     HybridSparseDense,
     KeywordExpansionCompression,
     MultiQuery,
-    RetrievalTools,
-    compress_passages,
-    entity_alternatives,
-    graph_neighbours,
-    keyword_form,
     strategy_for,
 )
+from geo_rag_runtime.query.tools import RetrievalTools
+from geo_rag_runtime.vocab import recognize
 from tests.runtime.knowledge_base import MAGNETITE, KnowledgeBase, chat_completion, mock_llm
+
+
+def q(text: str) -> Question:
+    """The question as the pipeline hands it to a strategy: cleaned, search form, entities."""
+    return prepare_question(text, 2000, recognize)
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +65,11 @@ def test_keyword_form_strips_question_words_keeps_notation() -> None:
 
 
 def test_vocabulary_alternatives(tools: RetrievalTools) -> None:
-    entities, alternatives = entity_alternatives("How do Sr isotopes in zircons record mixing?", tools)
+    question = q("How do Sr isotopes in zircons record mixing?")
+    entities, alternatives = (
+        list(question.entities),
+        entity_alternatives(question.text, question.entities, tools),
+    )
     assert {e.name for e in entities} >= {"Sr", "zircon"}
     assert "87Sr/86Sr" in alternatives["Sr"] and "strontium" in [a.casefold() for a in alternatives["Sr"]]
     assert alternatives["zircons"][0] == "zircon"
@@ -76,7 +85,7 @@ def test_graph_neighbours_come_from_the_graph(tools: RetrievalTools) -> None:
 
 
 def test_dense_similarity(tools: RetrievalTools) -> None:
-    run = DenseSimilarity().retrieve(MAGNETITE, tools, 3)
+    run = DenseSimilarity().retrieve(q(MAGNETITE), tools, 3)
     assert run.label == "dense_similarity" and 1 <= len(run.chunks) <= 3
     assert all(item.retriever == "dense" for item in run.chunks)
     assert run.chunks == sorted(run.chunks, key=lambda c: -c.score)
@@ -85,10 +94,10 @@ def test_dense_similarity(tools: RetrievalTools) -> None:
 
 def test_multi_query_unions_rephrasings(tools: RetrievalTools, knowledge_base: KnowledgeBase) -> None:
     strategy = MultiQuery()
-    variants, how, notes = strategy.rephrasings(MAGNETITE, tools)
+    variants, how, notes = strategy.rephrasings(q(MAGNETITE), tools)
     assert how == "keywords+vocabulary" and not notes
     assert keyword_form(MAGNETITE) in variants and len(variants) >= 3
-    run = strategy.retrieve(MAGNETITE, tools, 3)
+    run = strategy.retrieve(q(MAGNETITE), tools, 3)
     assert run.label == "multi_query(rephrasings=keywords+vocabulary)"
     single = {c.chunk_id for c in tools.dense(MAGNETITE, 3)}
     union = {c.chunk_id for c in run.chunks}
@@ -98,19 +107,19 @@ def test_multi_query_unions_rephrasings(tools: RetrievalTools, knowledge_base: K
 
 def test_multi_query_with_llm_and_with_a_broken_llm(tools: RetrievalTools) -> None:
     good = with_llm(tools, json_reply({"rephrasings": ["magnetite iron depletion", MAGNETITE]}))
-    variants, how, _ = MultiQuery().rephrasings(MAGNETITE, good)
+    variants, how, _ = MultiQuery().rephrasings(q(MAGNETITE), good)
     assert how == "llm" and variants == ["magnetite iron depletion"]
     broken = with_llm(tools, json_reply({"something": "else"}))
-    variants, how, notes = MultiQuery().rephrasings(MAGNETITE, broken)
+    variants, how, notes = MultiQuery().rephrasings(q(MAGNETITE), broken)
     assert how == "keywords+vocabulary" and "LLM rephrasing failed" in notes[0]
 
 
 def test_keyword_expansion_and_compression(tools: RetrievalTools) -> None:
     strategy = KeywordExpansionCompression()
-    terms, how, _ = strategy.expansion(MAGNETITE, tools)
+    terms, how, _ = strategy.expansion(q(MAGNETITE), tools)
     assert how.startswith("vocabulary") and terms
-    run = strategy.retrieve(MAGNETITE, tools, 3)
-    chunks, facts = strategy.refine(MAGNETITE, run, [], tools, 3)
+    run = strategy.retrieve(q(MAGNETITE), tools, 3)
+    chunks, facts = strategy.refine(q(MAGNETITE), run, [], tools, 3)
     assert run.label == "keyword_expansion+compression(expansion=vocabulary+graph, compression=embedding)"
     assert len(chunks) == len(run.chunks[:3]) and facts == []
     for original, compressed in zip(run.chunks, chunks, strict=False):
@@ -135,7 +144,7 @@ def test_compression_keeps_the_best_sentence_of_each_passage(tools: RetrievalToo
 
 def test_hybrid_fuses_sparse_and_dense_and_chooses_sources(tools: RetrievalTools) -> None:
     strategy = HybridSparseDense()
-    run = strategy.retrieve(MAGNETITE, tools, 3)
+    run = strategy.retrieve(q(MAGNETITE), tools, 3)
     assert {"dense", "sparse"} <= {r for found in run.details["found"].values() for r in found}
     assert all(item.retriever == "fused" for item in run.chunks)
     noise = RetrievedItem(kind="fact", text="Unobtainium CONTAINS Kryptonite", retriever="graph")
@@ -144,7 +153,7 @@ def test_hybrid_fuses_sparse_and_dense_and_chooses_sources(tools: RetrievalTools
     real = [
         RetrievedItem(kind="fact", text=f"{f.head} {f.relation} {f.tail}", retriever="graph") for f in graph
     ]
-    chunks, facts = strategy.refine(MAGNETITE, run, [noise, *real], tools, 3)
+    chunks, facts = strategy.refine(q(MAGNETITE), run, [noise, *real], tools, 3)
     assert 1 <= len(chunks) <= 3
     assert noise not in facts and facts  # facts must agree with the question or a kept passage
     assert run.label == "hybrid_sparse_dense(sources=dense+sparse+graph, choice=agreement)"
@@ -152,13 +161,13 @@ def test_hybrid_fuses_sparse_and_dense_and_chooses_sources(tools: RetrievalTools
 
 def test_hybrid_with_llm_choice_validates_ids(tools: RetrievalTools) -> None:
     strategy = HybridSparseDense()
-    run = strategy.retrieve(MAGNETITE, tools, 3)
+    run = strategy.retrieve(q(MAGNETITE), tools, 3)
     picky = with_llm(tools, json_reply({"chunks": [1, 99, 1], "facts": [7]}))
-    chunks, facts = strategy.refine(MAGNETITE, run, [], picky, 3)
+    chunks, facts = strategy.refine(q(MAGNETITE), run, [], picky, 3)
     assert chunks == [run.chunks[1]] and facts == []
     assert run.label.endswith("choice=llm)")
     empty = with_llm(tools, json_reply({"chunks": [], "facts": []}))
-    run = strategy.retrieve(MAGNETITE, tools, 3)
-    chunks, _ = strategy.refine(MAGNETITE, run, [], empty, 3)
+    run = strategy.retrieve(q(MAGNETITE), tools, 3)
+    chunks, _ = strategy.refine(q(MAGNETITE), run, [], empty, 3)
     assert chunks and run.label.endswith("choice=agreement)")
     assert any("LLM source choice failed" in note for note in run.notes)

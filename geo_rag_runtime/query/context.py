@@ -1,0 +1,283 @@
+"""The HybridRAG context dictionary (PAPER.md §9): retrieved chunks and graph facts, merged.
+
+``build_context`` turns ranked chunks and ranked facts into the object that the generator reads and
+that ``geo-rag ask --json`` prints under ``contexts``::
+
+    {"VectorRAG_Context": {"0": {"text": ..., "chunk_id": ..., "paper_id": ..., "source_file": ...,
+                                 "title": ..., "section": ..., "score": ..., "retriever": ...}, ...},
+     "GraphRAG_Context":  {"0": {"text": ..., "score": ..., "provenance": [...]}, ...}}
+
+The keys are the numbers the citation markers use: ``[V0]`` is ``VectorRAG_Context["0"]`` and
+``[G1]`` is ``GraphRAG_Context["1"]``.
+
+Three rules keep the context useful and bounded:
+
+* duplicates go: exact duplicates (same text after case and whitespace folding) and near
+  duplicates (word-shingle containment of 0.85 or more, which catches a chunk repeated inside an
+  overlapping window or a fact restated with other casing); the higher-ranked copy stays;
+* the whole context fits ``settings.context_token_budget`` tokens, counted with the project's token
+  counter, so the prompt fits the model whatever ``top_k`` is;
+* graph facts get at most ``graph_share`` of the budget (25 % by default) and the chunks the rest,
+  including whatever the facts leave unused: passages carry the evidence, facts point at it.
+  Items are taken in rank order and the lowest-ranked are dropped first; only the best chunk is
+  ever shortened (at a sentence boundary) when it alone exceeds its share.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from geo_rag_runtime.models import Citation, RetrievedItem
+from geo_rag_runtime.stores.protocols import TokenCounter
+
+__all__ = [
+    "TokenCounter",
+    "ContextBundle",
+    "build_context",
+    "near_duplicate",
+    "shingles",
+    "VECTOR_KEY",
+    "GRAPH_KEY",
+    "DEFAULT_GRAPH_SHARE",
+]
+
+VECTOR_KEY = "VectorRAG_Context"
+GRAPH_KEY = "GraphRAG_Context"
+DEFAULT_GRAPH_SHARE = 0.25
+NEAR_DUPLICATE_CONTAINMENT = 0.85
+_SHINGLE = 3
+_WORD = re.compile(r"\w+", re.UNICODE)
+_SPACE = re.compile(r"\s+")
+# the smallest remainder (tokens) worth filling with a shortened best chunk
+_MIN_TRUNCATED_TOKENS = 32
+
+
+@dataclass
+class ContextBundle:
+    """The merged context: kept chunks and facts in rank order, plus what was dropped and why."""
+
+    chunks: list[RetrievedItem] = field(default_factory=list)
+    facts: list[RetrievedItem] = field(default_factory=list)
+    tokens_used: int = 0
+    budget: int = 0
+    dropped_duplicates: int = 0
+    dropped_for_budget: int = 0
+    truncated: int = 0
+
+    @property
+    def empty(self) -> bool:
+        return not self.chunks and not self.facts
+
+    def as_dict(self) -> dict[str, dict[str, Any]]:
+        """The PAPER.md context dictionary with the metadata every item needs to be cited."""
+        return {
+            VECTOR_KEY: {str(i): chunk_entry(item) for i, item in enumerate(self.chunks)},
+            GRAPH_KEY: {str(i): fact_entry(item) for i, item in enumerate(self.facts)},
+        }
+
+    def item(self, marker: str) -> RetrievedItem | None:
+        """The item a citation marker such as ``V0`` or ``G3`` names, or None if it names none."""
+        match = re.fullmatch(r"([VG])(\d+)", marker)
+        if match is None:
+            return None
+        pool = self.chunks if match.group(1) == "V" else self.facts
+        index = int(match.group(2))
+        return pool[index] if index < len(pool) else None
+
+    def citations(self, markers: Sequence[str]) -> list[Citation]:
+        """Citations of the chunks behind ``markers`` (facts cite the chunks they came from)."""
+        out: list[Citation] = []
+        seen: set[str] = set()
+        for marker in markers:
+            item = self.item(marker)
+            if item is None:
+                continue
+            for cited in _cited_chunks(item):
+                if cited.chunk_id not in seen:
+                    seen.add(cited.chunk_id)
+                    out.append(cited)
+        return out
+
+
+def chunk_entry(item: RetrievedItem) -> dict[str, Any]:
+    return {
+        "text": item.text,
+        "chunk_id": item.chunk_id,
+        "paper_id": item.paper_id,
+        "source_file": item.source_file,
+        "title": item.title,
+        "section": item.section,
+        "score": round(float(item.score), 6),
+        "retriever": item.retriever,
+    }
+
+
+def fact_entry(item: RetrievedItem) -> dict[str, Any]:
+    return {
+        "text": item.text,
+        "score": round(float(item.score), 6),
+        "retriever": item.retriever,
+        "provenance": [dict(p) for p in item.provenance],
+    }
+
+
+def _cited_chunks(item: RetrievedItem) -> list[Citation]:
+    if item.kind == "chunk":
+        if not item.chunk_id or not item.paper_id:
+            return []
+        return [
+            Citation(
+                paper_id=item.paper_id,
+                chunk_id=item.chunk_id,
+                source_file=item.source_file or "",
+                title=item.title or "",
+            )
+        ]
+    out = []
+    for prov in item.provenance:
+        chunk_id, paper_id = prov.get("chunk_id"), prov.get("paper_id")
+        if chunk_id and paper_id:
+            out.append(
+                Citation(
+                    paper_id=str(paper_id),
+                    chunk_id=str(chunk_id),
+                    source_file=str(prov.get("source_file") or ""),
+                    title=str(prov.get("title") or ""),
+                )
+            )
+    return out
+
+
+# --------------------------------------------------------------------------- deduplication
+
+
+def _fold(text: str) -> str:
+    return _SPACE.sub(" ", text).strip().casefold()
+
+
+def shingles(text: str) -> set[tuple[str, ...]]:
+    """Word 3-grams of ``text`` (case folded): the unit of near-duplicate detection."""
+    words = _WORD.findall(text.casefold())
+    if len(words) < _SHINGLE:
+        return {tuple(words)} if words else set()
+    return {tuple(words[i : i + _SHINGLE]) for i in range(len(words) - _SHINGLE + 1)}
+
+
+def near_duplicate(a: set[tuple[str, ...]], b: set[tuple[str, ...]]) -> bool:
+    """True when most of the smaller text's word 3-grams occur in the other (containment)."""
+    if not a or not b:
+        return False
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    return len(small & large) / len(small) >= NEAR_DUPLICATE_CONTAINMENT
+
+
+def _dedupe(items: Sequence[RetrievedItem]) -> tuple[list[RetrievedItem], int]:
+    kept: list[RetrievedItem] = []
+    kept_shingles: list[set[tuple[str, ...]]] = []
+    exact: set[str] = set()
+    ids: set[str] = set()
+    dropped = 0
+    for item in items:
+        folded = _fold(item.text)
+        if not folded:
+            dropped += 1
+            continue
+        if item.kind == "chunk" and item.chunk_id and item.chunk_id in ids:
+            dropped += 1
+            continue
+        grams = shingles(folded)
+        if folded in exact or any(near_duplicate(grams, other) for other in kept_shingles):
+            dropped += 1
+            continue
+        exact.add(folded)
+        if item.chunk_id and item.kind == "chunk":
+            ids.add(item.chunk_id)
+        kept.append(item)
+        kept_shingles.append(grams)
+    return kept, dropped
+
+
+# --------------------------------------------------------------------------- budget
+
+
+def _truncate_to(text: str, limit: int, counter: TokenCounter) -> str:
+    """The longest prefix of whole sentences (or, failing that, words) within ``limit`` tokens."""
+    from geo_rag_runtime.text.sentences import split_sentences
+
+    spans = split_sentences(text)
+    best = ""
+    for _, end in spans:
+        candidate = text[:end].strip()
+        if counter.count(candidate) > limit:
+            break
+        best = candidate
+    if best:
+        return best
+    words = text.split()
+    low, high = 0, len(words)
+    while low < high:  # longest word prefix that fits
+        middle = (low + high + 1) // 2
+        if counter.count(" ".join(words[:middle])) <= limit:
+            low = middle
+        else:
+            high = middle - 1
+    return " ".join(words[:low])
+
+
+def _fill(
+    items: Sequence[RetrievedItem], limit: int, counter: TokenCounter, *, may_truncate: bool
+) -> tuple[list[RetrievedItem], int, int, int]:
+    """Take items in rank order while they fit; returns (kept, tokens, dropped, truncated)."""
+    kept: list[RetrievedItem] = []
+    used = 0
+    for position, item in enumerate(items):
+        cost = counter.count(item.text)
+        if used + cost <= limit:
+            kept.append(item)
+            used += cost
+            continue
+        if may_truncate and not kept and limit - used >= _MIN_TRUNCATED_TOKENS:
+            shortened = _truncate_to(item.text, limit - used, counter)
+            if shortened:
+                kept.append(item.model_copy(update={"text": shortened}))
+                used += counter.count(shortened)
+                return kept, used, len(items) - position - 1, 1
+        return kept, used, len(items) - position, 0
+    return kept, used, 0, 0
+
+
+def build_context(
+    chunks: Sequence[RetrievedItem],
+    facts: Sequence[RetrievedItem],
+    counter: TokenCounter,
+    budget: int,
+    *,
+    graph_share: float = DEFAULT_GRAPH_SHARE,
+) -> ContextBundle:
+    """Deduplicate, then fill the token budget: facts up to ``graph_share``, chunks the rest.
+
+    ``chunks`` and ``facts`` come best first; the lowest-ranked items are dropped first.
+    """
+    if budget <= 0:
+        raise ValueError(f"the context token budget must be positive, got {budget}")
+    if not 0.0 <= graph_share <= 1.0:
+        raise ValueError(f"graph_share must lie in [0, 1], got {graph_share}")
+    unique_chunks, dup_chunks = _dedupe([c for c in chunks if c.kind == "chunk"])
+    unique_facts, dup_facts = _dedupe([f for f in facts if f.kind == "fact"])
+    graph_limit = int(budget * graph_share) if unique_chunks else budget
+    kept_facts, fact_tokens, dropped_facts, _ = _fill(unique_facts, graph_limit, counter, may_truncate=False)
+    kept_chunks, chunk_tokens, dropped_chunks, truncated = _fill(
+        unique_chunks, budget - fact_tokens, counter, may_truncate=True
+    )
+    return ContextBundle(
+        chunks=kept_chunks,
+        facts=kept_facts,
+        tokens_used=fact_tokens + chunk_tokens,
+        budget=budget,
+        dropped_duplicates=dup_chunks + dup_facts,
+        dropped_for_budget=dropped_facts + dropped_chunks,
+        truncated=truncated,
+    )

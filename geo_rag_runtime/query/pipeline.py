@@ -1,0 +1,197 @@
+"""One question, top to bottom: HybridRAG (PAPER.md §6–§9) or the vector-only BaselineRAG.
+
+=================  ==========================================================================
+stage (timings)    HybridRAG                               BaselineRAG
+=================  ==========================================================================
+(question)         cleaned once: text, search form, entities — same
+classification     classifier → category → route           same (category reported, not used)
+vector             the routed strategy retrieves           dense top-k similarity search
+graph              graph facts around the entities         — (no graph)
+fusion             the strategy refines (compression or    —
+                   source choice); the context is built    the context, same token budget
+                   within the token budget
+generation         LLM, else extractive (cited)            same generator
+=================  ==========================================================================
+
+So the two modes differ only in retrieval. Every fallback is said in ``Answer.notes``: an unsure or
+missing classifier → the hybrid route; a failing strategy → dense similarity; a failing refinement →
+the retrieved chunks as they are; no graph → passages only; a failing LLM → the extractive answer.
+The pipeline owns no resources: ``RagService`` opens them and passes them in as ``RetrievalTools``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from geo_rag_runtime.errors import QueryError, ServiceError, StoreError
+from geo_rag_runtime.models import QUERY_TYPES, Answer, QueryType, RetrievedItem
+from geo_rag_runtime.query.context import ContextBundle, build_context
+from geo_rag_runtime.query.generation import ExtractiveGenerator, Generation, LLMGenerator
+from geo_rag_runtime.query.graph_facts import graph_facts
+from geo_rag_runtime.query.question import Question, clean_question, prepare_question
+from geo_rag_runtime.query.routing import Route, route
+from geo_rag_runtime.query.strategies import StrategyRun, strategy_for
+from geo_rag_runtime.query.tools import RetrievalTools
+from geo_rag_runtime.settings import Settings
+from geo_rag_runtime.stores.protocols import QueryClassifierModel, TokenCounter
+
+__all__ = ["MAX_TOP_K", "STAGES", "Mode", "Resources", "answer_question"]
+
+MAX_TOP_K = 50
+STAGES = ("classification", "vector", "graph", "fusion", "generation", "total")
+Mode = Literal["hybrid", "baseline"]
+
+
+@dataclass
+class Resources:
+    """What a question needs, opened by the service; ``unavailable`` says why an optional one is missing."""
+
+    tools: RetrievalTools
+    counter: TokenCounter
+    classifier: QueryClassifierModel | None
+    unavailable: dict[str, str | None]
+
+
+class _Timer:
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = dict.fromkeys(STAGES[:-1], 0.0)
+
+    @contextlib.contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] += (time.perf_counter() - started) * 1000
+
+
+def answer_question(
+    raw_question: str,
+    open_resources: Callable[[], Resources],
+    settings: Settings,
+    *,
+    mode: Mode = "hybrid",
+    top_k: int | None = None,
+    category: QueryType | None = None,
+) -> Answer:
+    """Answer one question; ``category`` forces the route (tests, evaluation by type).
+
+    The input is checked before any store is opened, so a bad question fails fast with QueryError.
+    """
+    started = time.perf_counter()
+    text = clean_question(raw_question, settings.max_question_chars)
+    k = _checked(mode, settings.top_k if top_k is None else int(top_k), category)
+    resources = open_resources()
+    tools = resources.tools
+    question = prepare_question(text, settings.max_question_chars, tools.recognize)
+    timer = _Timer()
+    notes: list[str] = []
+
+    with timer.stage("classification"):
+        chosen = route(
+            question.text,
+            resources.classifier,
+            forced=category,
+            routing=mode == "hybrid",
+            unavailable_reason=resources.unavailable.get("classifier"),
+        )
+        notes += chosen.notes
+
+    if mode == "baseline":
+        with timer.stage("vector"):
+            run = StrategyRun(chosen.category, "baseline_dense", tools.dense(question.search_text, k))
+        chunks, facts = run.chunks, []
+    else:
+        with timer.stage("vector"):
+            run = _retrieve(question, chosen, tools, k, notes)
+        with timer.stage("graph"):
+            facts = graph_facts(
+                question, chosen.category, tools, notes, unavailable=resources.unavailable.get("graph")
+            )
+        with timer.stage("fusion"):
+            chunks, facts = _refine(question, chosen, run, facts, tools, k, notes)
+        notes += run.notes
+
+    with timer.stage("fusion"):
+        bundle = build_context(chunks, facts, resources.counter, settings.context_token_budget)
+    with timer.stage("generation"):
+        generation = _generate(question, bundle, chosen.category, tools, notes)
+
+    timings = {**timer.timings, "total": (time.perf_counter() - started) * 1000}
+    return Answer(
+        question=question.text,
+        category=chosen.category,
+        strategy=run.label,
+        answer=generation.answer,
+        generator=generation.generator,
+        citations=bundle.citations(generation.markers),
+        contexts=bundle.as_dict(),
+        timings_ms={stage: round(timings[stage], 2) for stage in STAGES},
+        mode=mode,
+        notes=notes + generation.notes,
+        classification=chosen.classification,
+        prompts=list(dict.fromkeys(run.prompts + generation.prompts)),
+    )
+
+
+def _checked(mode: str, k: int, category: QueryType | None) -> int:
+    if mode not in ("hybrid", "baseline"):
+        raise QueryError(f"unknown mode {mode!r}: use 'hybrid' or 'baseline'")
+    if not 1 <= k <= MAX_TOP_K:
+        raise QueryError(f"top_k must lie between 1 and {MAX_TOP_K}, got {k}")
+    if category is not None and category not in QUERY_TYPES:
+        raise QueryError(f"unknown category {category!r}; known: {', '.join(QUERY_TYPES)}")
+    return k
+
+
+def _retrieve(
+    question: Question, chosen: Route, tools: RetrievalTools, k: int, notes: list[str]
+) -> StrategyRun:
+    """The routed strategy's retrieval; if it breaks, plain dense similarity still answers."""
+    try:
+        return chosen.strategy.retrieve(question, tools, k)
+    except (QueryError, StoreError):
+        raise
+    except Exception as exc:
+        if chosen.strategy.name == "dense_similarity":
+            raise
+        notes.append(
+            f"strategy {chosen.strategy.name} failed ({type(exc).__name__}: {exc}): answered with dense similarity"
+        )
+        chosen.strategy = strategy_for("explicit_fact")
+        return StrategyRun(
+            chosen.category, "dense_similarity(fallback)", tools.dense(question.search_text, k)
+        )
+
+
+def _refine(
+    question: Question,
+    chosen: Route,
+    run: StrategyRun,
+    facts: list[RetrievedItem],
+    tools: RetrievalTools,
+    k: int,
+    notes: list[str],
+) -> tuple[list[RetrievedItem], list[RetrievedItem]]:
+    """Compression or source choice; if it breaks, the retrieved chunks as they are."""
+    try:
+        return chosen.strategy.refine(question, run, facts, tools, k)
+    except Exception as exc:  # keep what was retrieved if refinement breaks
+        notes.append(f"{chosen.strategy.name} refinement failed ({type(exc).__name__}: {exc}); skipped")
+        return run.chunks[:k], facts
+
+
+def _generate(
+    question: Question, bundle: ContextBundle, category: QueryType, tools: RetrievalTools, notes: list[str]
+) -> Generation:
+    """The LLM's cited answer, else (no model, or it failed) the extractive one."""
+    if tools.llm is not None:
+        try:
+            return LLMGenerator(tools.llm).generate(question.text, bundle, category)
+        except ServiceError as exc:
+            notes.append(f"LLM {tools.llm.name} failed ({exc}): answered extractively")
+    return ExtractiveGenerator(tools.scorer).generate(question.text, bundle, category)

@@ -1,0 +1,84 @@
+"""Interpretable rationale → keyword expansion (LLM, or vocabulary names and graph neighbours of the
+question's entities; dense + BM25 fused) then contextual compression (PAPER.md §6)."""
+
+from __future__ import annotations
+
+from geo_rag_runtime.errors import GeoRagError
+from geo_rag_runtime.models import QueryType, RetrievedItem
+from geo_rag_runtime.prompts import COMPRESS, EXPAND
+from geo_rag_runtime.query.analysis import entity_alternatives, graph_neighbours, keyword_form
+from geo_rag_runtime.query.compression import compress_passages
+from geo_rag_runtime.query.question import Question
+from geo_rag_runtime.query.strategies.base import Strategy, StrategyRun, llm_strings
+from geo_rag_runtime.query.tools import RetrievalTools
+from geo_rag_runtime.vocab import names_of
+
+__all__ = ["KeywordExpansionCompression"]
+
+
+class KeywordExpansionCompression(Strategy):
+    """Interpretable rationale: expand the query with the field's terms, then keep what bears on it."""
+
+    name = "keyword_expansion+compression"
+    category: QueryType = "interpretable_rationale"
+
+    def expansion(self, question: Question, tools: RetrievalTools) -> tuple[list[str], str, list[str]]:
+        """(expansion terms, how they were made, notes)."""
+        notes: list[str] = []
+        if tools.llm is not None:
+            try:
+                terms = llm_strings(tools.llm, EXPAND, question.text, "keywords", 8)
+                return terms, "llm", notes
+            except GeoRagError as exc:
+                notes.append(f"LLM keyword expansion failed ({exc}); expanded deterministically")
+        terms, sources = [], []
+        alternatives = entity_alternatives(question.text, question.entities, tools)
+        for names in alternatives.values():
+            terms.extend(names[:3])
+        if alternatives:
+            sources.append("vocabulary")
+        neighbours = graph_neighbours(names_of(question.entities), tools)
+        if neighbours:
+            terms.extend(neighbours)
+            sources.append("graph")
+        asked = set(keyword_form(question.text).casefold().split())
+        terms = [t for t in dict.fromkeys(terms) if t.casefold() not in asked]
+        return terms, "+".join(sources) or "none", notes
+
+    def retrieve(self, question: Question, tools: RetrievalTools, top_k: int) -> StrategyRun:
+        from geo_rag_runtime.retrieval.fusion import fuse
+
+        terms, how, notes = self.expansion(question, tools)
+        expanded = f"{question.text} {' '.join(terms)}".strip()
+        ranked = tools.dense_many([question.text, expanded] if terms else [question.text], top_k)
+        sparse_query = f"{keyword_form(question.text)} {' '.join(terms)}".strip() or question.text
+        sparse = tools.keyword(sparse_query, top_k)
+        if tools.sparse is None:
+            notes.append("keyword index unavailable: expansion searched the vector store only")
+        if sparse:
+            ranked.append(sparse)
+        chunks = fuse(*ranked, top_k=top_k)
+        return StrategyRun(
+            self.category,
+            f"{self.name}(expansion={how})",
+            chunks,
+            notes,
+            {"expansion": terms},
+            [EXPAND.id] if tools.llm is not None else [],
+        )
+
+    def refine(
+        self,
+        question: Question,
+        run: StrategyRun,
+        facts: list[RetrievedItem],
+        tools: RetrievalTools,
+        top_k: int,
+    ) -> tuple[list[RetrievedItem], list[RetrievedItem]]:
+        kept = run.chunks[:top_k]
+        compressed, how, notes = compress_passages(question.text, kept, tools)
+        if tools.llm is not None and kept:
+            run.prompts.append(COMPRESS.id)
+        run.notes.extend(notes)
+        run.label = run.label[:-1] + f", compression={how})"
+        return compressed, facts

@@ -1,0 +1,63 @@
+"""The handles a strategy may use, opened once by the service: stores, models and their shortcuts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from geo_rag_runtime.models import RetrievedItem
+from geo_rag_runtime.query.relevance import RelevanceScorer
+from geo_rag_runtime.settings import Settings
+from geo_rag_runtime.stores.protocols import ChatModel, EmbeddingModel, GraphReader, KeywordIndex, VectorStore
+
+__all__ = ["RetrievalTools"]
+
+
+@dataclass
+class RetrievalTools:
+    """Everything a strategy may use; the vector store is required, the rest may be missing."""
+
+    settings: Settings
+    embedder: EmbeddingModel
+    vectors: VectorStore
+    scorer: RelevanceScorer
+    sparse: KeywordIndex | None = None
+    graph: GraphReader | None = None
+    vocabulary: Any | None = None  # geo_rag_runtime.vocab.Vocabulary
+    recognize: Callable[[str], Sequence[Any]] | None = None
+    llm: ChatModel | None = None
+
+    def dense(self, search_text: str, top_k: int) -> list[RetrievedItem]:
+        """Dense top-k for text already prepared for search (``query.question.search_form``).
+
+        The question's vector comes from (and stays in) the shared cache.
+        """
+        from geo_rag_runtime.retrieval.vector import VectorRetriever
+
+        retriever = VectorRetriever(
+            self.vectors,
+            self.scorer.query_embedder,
+            top_k=top_k,
+            max_question_chars=self.settings.max_question_chars,
+        )
+        return retriever.retrieve(search_text, prepared=True)
+
+    def dense_many(self, texts: Sequence[str], top_k: int) -> list[list[RetrievedItem]]:
+        """Dense hits of several texts (rephrasings), their vectors computed in one batch."""
+        from geo_rag_runtime.retrieval.vector import preprocess_query
+
+        prepared = [preprocess_query(t, self.settings.max_question_chars) for t in texts]
+        self.scorer.cache.embed(prepared)
+        return [self.dense(p, top_k) for p in prepared]
+
+    def keyword(self, text: str, top_k: int) -> list[RetrievedItem]:
+        """BM25 top-k (empty without a keyword index)."""
+        from geo_rag_runtime.retrieval.keyword import KeywordRetriever
+
+        if self.sparse is None:
+            return []
+        retriever = KeywordRetriever(
+            self.sparse, top_k=top_k, max_question_chars=self.settings.max_question_chars
+        )
+        return retriever.retrieve(text)
