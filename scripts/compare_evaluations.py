@@ -7,6 +7,7 @@ metric values differ, whether the per-type tables are equal (run ids, hashes and
 and how many answers are identical with timings excluded, naming the fields of each answer that differ.
 Used to show that a refactoring or a speed-up changed no result.
 """
+
 import glob
 import json
 import sys
@@ -23,15 +24,20 @@ d = (pa[cols].astype(object).fillna("") != pb[cols].astype(object).fillna("")).a
 print(f"per_question: {len(pa)} vs {len(pb)} rows; rows with a different value/status: {int(d.sum())}")
 ta = pd.read_csv(a + "per_type.csv")
 tb = pd.read_csv(b + "per_type.csv")
-tc = [c for c in ta.columns if c not in ("run_id", "identity_hash", "code_version", "config_hash", "data_versions_hash")]
+tc = [
+    c
+    for c in ta.columns
+    if c not in ("run_id", "identity_hash", "code_version", "config_hash", "data_versions_hash")
+]
 print("per_type compared columns:", tc)
 print("per_type identical:", ta[tc].astype(object).fillna("").equals(tb[tc].astype(object).fillna("")))
 
 
-def load(folder):
+def load(folder: str) -> dict[tuple[str, str], dict]:
     out = {}
-    for line in open(folder + "answers.jsonl"):
-        r = json.loads(line)
+    with open(folder + "answers.jsonl", encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle]
+    for r in rows:
         for k in list(r):
             if "timing" in k or k.endswith("_ms") or k == "prompts":
                 r.pop(k)

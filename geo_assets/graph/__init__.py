@@ -1,1 +1,2 @@
-"""Graph stage: triple extraction (``extraction``, plain) and the knowledge-graph assets (``assets``)."""
+"""Graph stage: triple extraction (``extraction``: rules, structural facts, co-occurrence, LLM; plain
+helpers) and the knowledge-graph assets (``assets``)."""

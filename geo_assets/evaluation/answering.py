@@ -1,0 +1,142 @@
+"""Asking the evaluation questions and turning the answers into metric samples.
+
+Every question is asked in every mode; an answer that fails is recorded with its error (its metrics
+are then reported with status ``error``), never raised, unless every answer fails. The retrieved
+contexts of an ``Answer`` are read back in rank order (``contexts_of``).
+"""
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from geo_assets.evaluation.dataset import EvalQuestion
+from geo_assets.evaluation.metrics import EvalSample
+from geo_rag_runtime.models import Answer
+
+SYSTEMS = {"hybrid": "HybridRAG", "baseline": "BaselineRAG"}
+AnswerFn = Callable[[str, str], Answer]
+
+
+# --------------------------------------------------------------------------- answers
+
+
+@dataclass
+class AnswerRecord:
+    """What one system returned for one question (or why it failed)."""
+
+    question_id: str
+    query_type: str
+    system: str
+    mode: str
+    question: str
+    answer: str = ""
+    category: str = ""
+    strategy: str = ""
+    generator: str = ""
+    chunk_texts: list[str] = field(default_factory=list)
+    chunk_ids: list[str | None] = field(default_factory=list)
+    source_files: list[str | None] = field(default_factory=list)
+    fact_texts: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    wall_ms: float = 0.0
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def _ordered(items: Any) -> list[Any]:
+    """The values of a context dict {"0": ..., "1": ...} in rank order."""
+    if isinstance(items, list):
+        return items
+    if not isinstance(items, dict):
+        return []
+    keys = sorted(items, key=lambda k: (0, int(k)) if str(k).isdigit() else (1, str(k)))
+    return [items[k] for k in keys]
+
+
+def _text(item: Any) -> str:
+    if isinstance(item, dict):
+        return str(item.get("text") or "")
+    return str(item or "")
+
+
+def contexts_of(answer: Answer) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(chunks in rank order, graph facts) from ``Answer.contexts``."""
+    contexts = answer.contexts or {}
+    chunks = [
+        c if isinstance(c, dict) else {"text": _text(c)} for c in _ordered(contexts.get("VectorRAG_Context"))
+    ]
+    facts = [
+        f if isinstance(f, dict) else {"text": _text(f)} for f in _ordered(contexts.get("GraphRAG_Context"))
+    ]
+    return chunks, facts
+
+
+def _error_text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}".replace("\n", " ")[:500]
+
+
+def collect_answers(
+    questions: Sequence[EvalQuestion],
+    answer_fn: AnswerFn,
+    *,
+    modes: Sequence[str] = ("hybrid", "baseline"),
+    log: Callable[[str], None] | None = None,
+) -> list[AnswerRecord]:
+    """Ask every question in every mode; a failing answer is recorded, not raised.
+
+    If every answer fails (no stores, say), the first error is raised: there is nothing to score.
+    """
+    records: list[AnswerRecord] = []
+    first_error: BaseException | None = None
+    for number, q in enumerate(questions, start=1):
+        for mode in modes:
+            record = AnswerRecord(q.id, q.query_type, SYSTEMS[mode], mode, q.question)
+            started = time.perf_counter()
+            try:
+                answer = answer_fn(q.question, mode)
+            except Exception as exc:  # one bad question must not lose the others
+                record.error = _error_text(exc)
+                first_error = first_error or exc
+            else:
+                chunks, facts = contexts_of(answer)
+                record.answer = answer.answer or ""
+                record.category = answer.category
+                record.strategy = answer.strategy
+                record.generator = answer.generator
+                record.chunk_texts = [_text(c) for c in chunks]
+                record.chunk_ids = [c.get("chunk_id") for c in chunks]
+                record.source_files = [c.get("source_file") for c in chunks]
+                record.fact_texts = [_text(f) for f in facts]
+                record.timings_ms = dict(answer.timings_ms)
+                record.notes = list(answer.notes)
+            record.wall_ms = round((time.perf_counter() - started) * 1000, 1)
+            records.append(record)
+        if log is not None and (number % 10 == 0 or number == len(questions)):
+            log(f"answered {number}/{len(questions)} questions")
+    if records and all(r.error for r in records) and first_error is not None:
+        raise first_error
+    return records
+
+
+def to_samples(records: Sequence[AnswerRecord], questions: Sequence[EvalQuestion]) -> list[EvalSample]:
+    by_id = {q.id: q for q in questions}
+    samples = []
+    for r in records:
+        q = by_id[r.question_id]
+        samples.append(
+            EvalSample(
+                question_id=r.question_id,
+                query_type=r.query_type,
+                system=r.system,
+                question=r.question,
+                answer=r.answer,
+                chunk_texts=tuple(r.chunk_texts),
+                fact_texts=tuple(r.fact_texts),
+                reference_answer=q.reference_answer,
+                reference_passages=tuple(p.text for p in q.reference_passages),
+                reference_entities=tuple(q.reference_entities),
+                error=r.error,
+            )
+        )
+    return samples
