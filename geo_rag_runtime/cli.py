@@ -78,9 +78,21 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
     from geo_rag_runtime.errors import GeoRagError
     from geo_rag_runtime.service import RagService
 
+    if args.generator:
+        settings = settings.model_copy(update={"generator": args.generator})
+    drafting = not args.json and sys.stderr.isatty()
+
+    def show_draft(piece: str) -> None:  # the model's draft as it streams; the cited answer follows
+        sys.stderr.write(piece)
+        sys.stderr.flush()
+
     try:
         service = RagService(settings)
-        answer = service.ask(args.question, mode=args.mode, top_k=args.top_k)
+        answer = service.ask(
+            args.question, mode=args.mode, top_k=args.top_k, on_text=show_draft if drafting else None
+        )
+        if drafting and answer.generator != "extractive":
+            sys.stderr.write("\n\n")
     except GeoRagError as exc:
         if args.json:
             print(json.dumps({"error": type(exc).__name__, "message": str(exc)}))
@@ -112,48 +124,6 @@ def cmd_evaluate(args: argparse.Namespace, settings: Settings) -> int:
     return _run_dagster_command(settings, "evaluate", *extra).returncode
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="geo-rag", description="HybridRAG over geochemistry papers.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser(
-        "ingest", help="materialize the asset graph for PDFs or folders (default: papers folder)"
-    )
-    p.add_argument("paths", nargs="*", help="PDF files or folders")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--force", action="store_true", help="re-run papers that are already up to date")
-    p.set_defaults(func=cmd_ingest)
-    p = sub.add_parser("ask", help="answer a question from the materialized stores")
-    p.add_argument("question")
-    p.add_argument("--mode", choices=["hybrid", "baseline"], default="hybrid")
-    p.add_argument("--top-k", type=int, default=None, dest="top_k")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=cmd_ask)
-    p = sub.add_parser("serve", help="HTTP API: POST /ask, GET /health")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
-    p.set_defaults(func=cmd_serve)
-    p = sub.add_parser("evaluate", help="HybridRAG vs BaselineRAG with RAGAS metrics")
-    p.add_argument("--dataset", help="JSONL evaluation dataset (default: the shipped one)")
-    p.add_argument("--out", help="output folder for tables and plots")
-    p.set_defaults(func=cmd_evaluate)
-    p = sub.add_parser("status", help="counts per store and versions of materialized assets")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_status)
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    for key, value in OFFLINE_FLAGS.items():
-        os.environ.setdefault(key, value)
-    args = build_parser().parse_args(argv)
-    settings = get_settings()
-    return int(args.func(args, settings))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 def format_answer(answer: Answer) -> str:
     """The human-readable form of an answer for ``geo-rag ask`` (``--json`` prints the contract)."""
     lines = [answer.answer, ""]
@@ -182,3 +152,84 @@ def format_answer(answer: Answer) -> str:
     timings = "  ".join(f"{k} {v:.0f}" for k, v in answer.timings_ms.items())
     lines += ["", f"timings (ms): {timings}"]
     return "\n".join(lines)
+
+
+def cmd_llm(args: argparse.Namespace, settings: Settings) -> int:
+    """``geo-rag llm pull|start|serve|stop|status``: the local model and its one shared server."""
+    from geo_rag_runtime import local_llm
+    from geo_rag_runtime.errors import GeoRagError
+
+    try:
+        if args.action == "pull":
+            print(f"model ready: {local_llm.pull(settings)}")
+        elif args.action == "start":
+            state = local_llm.start(settings, host=args.host, port=args.port)
+            print(f"local LLM server running: {state.base_url} (pid {state.pid}, model {state.model})")
+        elif args.action == "serve":  # foreground, for a container or a service manager
+            path = local_llm.pull(settings)
+            command = local_llm.server_command(
+                settings, path, args.host, args.port or settings.local_llm_port
+            )
+            os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+            os.execv(command[0], command)
+        elif args.action == "stop":
+            print("stopped" if local_llm.stop(settings) else "no local LLM server was running")
+        else:
+            print(json.dumps(local_llm.status(settings), indent=2))
+    except GeoRagError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="geo-rag", description="HybridRAG over geochemistry papers.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser(
+        "ingest", help="materialize the asset graph for PDFs or folders (default: papers folder)"
+    )
+    p.add_argument("paths", nargs="*", help="PDF files or folders")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--force", action="store_true", help="re-run papers that are already up to date")
+    p.set_defaults(func=cmd_ingest)
+    p = sub.add_parser("ask", help="answer a question from the materialized stores")
+    p.add_argument("question")
+    p.add_argument("--mode", choices=["hybrid", "baseline"], default="hybrid")
+    p.add_argument("--top-k", type=int, default=None, dest="top_k")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--generator",
+        choices=["auto", "grounded", "llm", "extractive"],
+        default=None,
+        help="who writes the answer (default GEO_RAG_GENERATOR, auto: the LLM when one is available)",
+    )
+    p.set_defaults(func=cmd_ask)
+    p = sub.add_parser("serve", help="HTTP API: POST /ask, GET /health")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.set_defaults(func=cmd_serve)
+    p = sub.add_parser("evaluate", help="HybridRAG vs BaselineRAG with RAGAS metrics")
+    p.add_argument("--dataset", help="JSONL evaluation dataset (default: the shipped one)")
+    p.add_argument("--out", help="output folder for tables and plots")
+    p.set_defaults(func=cmd_evaluate)
+    p = sub.add_parser("llm", help="the local LLM: pull (assemble the model), start/stop its server, status")
+    p.add_argument("action", choices=["pull", "start", "serve", "stop", "status"])
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=None, help="default GEO_RAG_LOCAL_LLM_PORT (8765)")
+    p.set_defaults(func=cmd_llm)
+    p = sub.add_parser("status", help="counts per store and versions of materialized assets")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_status)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    for key, value in OFFLINE_FLAGS.items():
+        os.environ.setdefault(key, value)
+    args = build_parser().parse_args(argv)
+    settings = get_settings()
+    return int(args.func(args, settings))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

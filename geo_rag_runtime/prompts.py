@@ -19,6 +19,8 @@ __all__ = [
     "Prompt",
     "ANSWER",
     "ANSWER_MULTI_HOP",
+    "SELECT_EVIDENCE",
+    "WRITE_ANSWER",
     "REPHRASE",
     "EXPAND",
     "COMPRESS",
@@ -68,6 +70,36 @@ ANSWER_MULTI_HOP = Prompt(
     + " The question needs reasoning over several pieces of evidence: connect the relevant items step by "
     "step (multi-hop) and cite each item you use.",
     ANSWER.user,
+)
+
+# The grounded answer is written in two narrow steps that share one prompt prefix (system + evidence +
+# question), so llama.cpp reuses the prefix's KV cache for the second call: first choose the evidence
+# sentences that answer the question (JSON), then write from those only. Citations are attached in
+# code afterwards (query/grounded.py); the model's own markers are never trusted.
+_GROUNDED_SYSTEM = (
+    "You are a careful geochemistry research assistant. You read numbered evidence sentences taken "
+    "from research papers and answer only from them. Keep numbers, units and notation exactly as "
+    "written (87Sr/86Sr, εNd, δ18O, wt.%, ppm, Ma, ± 2σ)."
+)
+_GROUNDED_PREFIX = "Evidence:\n{evidence}\n\nQuestion: {question}\n\n"
+
+SELECT_EVIDENCE = Prompt(
+    "select_evidence",
+    1,
+    _GROUNDED_SYSTEM,
+    _GROUNDED_PREFIX
+    + "Task: which evidence sentences state the answer to the question? List their numbers, best "
+    "first. If no sentence answers it, set answerable to false and list none. Reply with JSON: "
+    '{{"answerable": true, "evidence": [2, 5]}}.',
+)
+
+WRITE_ANSWER = Prompt(
+    "write_answer",
+    1,
+    _GROUNDED_SYSTEM,
+    _GROUNDED_PREFIX
+    + "Task: answer the question in at most {max_sentences} short sentences, using only evidence "
+    "sentences {chosen}. State only what they say; do not add explanations, sources or markers.",
 )
 
 REPHRASE = Prompt(

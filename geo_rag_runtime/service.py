@@ -294,8 +294,16 @@ class RagService:
         top_k: int | None = None,
         *,
         category: QueryType | None = None,
+        on_text: Callable[[str], None] | None = None,
     ) -> Answer:
-        """Answer one question; ``category`` forces the route (tests, evaluation by type)."""
+        """Answer one question; ``category`` forces the route (tests, evaluation by type);
+        ``on_text`` receives the LLM's draft as it streams."""
         return answer_question(
-            question, self.resources, self.settings, mode=mode, top_k=top_k, category=category
+            question,
+            self.resources,
+            self.settings,
+            mode=mode,
+            top_k=top_k,
+            category=category,
+            on_text=on_text,
         )

@@ -7,6 +7,7 @@ other homes and services by changing environment variables.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -60,6 +61,31 @@ class Settings(BaseSettings):
     llm_timeout_s: float = 60.0
     llm_retries: int = 2
     llm_seed: int = 7
+    llm_json_style: Literal["auto", "json_schema", "llama_cpp"] = Field(
+        default="auto",
+        description="how structured output is requested: OpenAI's json_schema, or llama.cpp's "
+        "json_object + schema; auto = llama_cpp for the local server, json_schema otherwise",
+    )
+
+    # the local LLM (geo-rag llm pull|start|stop|status): used when no other LLM is configured
+    local_llm: bool = Field(default=True, description="use a running local llama.cpp server by default")
+    local_llm_port: int = 8765
+    local_llm_ctx: int = 4096
+    local_llm_threads: int = 2
+    generator: Literal["auto", "grounded", "llm", "extractive"] = Field(
+        default="auto",
+        description="auto = grounded when an LLM is available, else extractive; llm = one prompt "
+        "with the model's own (validated) markers",
+    )
+    llm_steps: list[Literal["rephrase", "expand", "compress", "choose"]] = Field(
+        default_factory=list,
+        description="retrieval steps that ask the LLM (comma-separated in GEO_RAG_LLM_STEPS as a JSON "
+        "list); empty = their deterministic versions. On 2 CPU cores LLM compression of five 512-token "
+        "passages took 131 s, so none is on by default until measured better on the dev set",
+    )
+    answer_max_tokens: int = 160
+    evidence_sentences: int = 10
+    evidence_token_budget: int = 450
 
     # query time
     top_k: int = 5
@@ -75,6 +101,7 @@ class Settings(BaseSettings):
 
     @property
     def llm_configured(self) -> bool:
+        """An LLM endpoint is configured explicitly (the local server is found at run time)."""
         return bool(self.llm_model and (self.openai_api_key or self.openai_base_url))
 
     @property

@@ -39,9 +39,9 @@ def compress_passages(
     notes: list[str] = []
     keep: list[list[int]] | None = None
     how = "embedding"
-    if tools.llm is not None and chunks:
+    if (llm := tools.step_llm("compress")) is not None and chunks:
         try:
-            keep = _llm_compression(question, passages, tools.llm)
+            keep = _llm_compression(question, passages, llm)
             how = "llm"
         except GeoRagError as exc:
             notes.append(f"LLM compression failed ({exc}); compressed by sentence relevance instead")

@@ -145,7 +145,9 @@ def _drop_markers(text: str, invalid: set[str]) -> str:
 
 
 @dataclass
-class _Candidate:
+class Candidate:
+    """A sentence of the context that could be quoted or given to the model as evidence."""
+
     marker: str
     item: int  # position of the item in the bundle (chunks first, then facts)
     position: int  # sentence position within the item
@@ -185,7 +187,7 @@ class ExtractiveGenerator:
         self.redundancy_cosine = redundancy_cosine
         self.same_item_penalty = same_item_penalty
 
-    def candidates(self, context: ContextBundle) -> list[_Candidate]:
+    def candidates(self, context: ContextBundle) -> list[Candidate]:
         """Answer-worthy sentences of the context: prose, not table rows, headers or fragments.
 
         A fact extracted from a sentence that a passage of the context also holds is no candidate
@@ -193,12 +195,12 @@ class ExtractiveGenerator:
         """
         from geo_rag_runtime.text.sentences import split_sentences
 
-        out: list[_Candidate] = []
+        out: list[Candidate] = []
         for i, chunk in enumerate(context.chunks):
             for position, (start, end) in enumerate(split_sentences(chunk.text)):
                 sentence = _SPACE.sub(" ", chunk.text[start:end].strip(" …"))
                 if _is_prose(sentence):
-                    out.append(_Candidate(f"V{i}", i, position, sentence))
+                    out.append(Candidate(f"V{i}", i, position, sentence))
         by_text = {_fold(c.text): c for c in out}
         for j, fact in enumerate(context.facts):
             sentence = _fact_sentence(fact)
@@ -211,7 +213,7 @@ class ExtractiveGenerator:
             if same is not None:
                 same.also.append(f"G{j}")
             else:
-                out.append(_Candidate(f"G{j}", len(context.chunks) + j, 0, sentence))
+                out.append(Candidate(f"G{j}", len(context.chunks) + j, 0, sentence))
         return out
 
     def generate(self, question: str, context: ContextBundle, category: QueryType) -> Generation:
@@ -239,13 +241,13 @@ class ExtractiveGenerator:
         answer = " ".join(_cite(c.text, c.markers) for c in chosen)
         return Generation(answer, self.name, list(dict.fromkeys(m for c in chosen for m in c.markers)))
 
-    def _select(self, candidates: list[_Candidate], best: float, *, multi_hop: bool) -> list[_Candidate]:
+    def _select(self, candidates: list[Candidate], best: float, *, multi_hop: bool) -> list[Candidate]:
         floor = max(self.not_found_threshold, self.relative_floor * best)
         pool = [c for c in candidates if c.score >= floor]
         vectors = self.scorer.cache.embed([c.text for c in pool])  # cached by the scoring above
         for candidate, vector in zip(pool, vectors, strict=True):
             candidate.vector = vector
-        chosen: list[_Candidate] = []
+        chosen: list[Candidate] = []
         words = 0
         seen: list[set[tuple[str, ...]]] = []
         while pool and len(chosen) < self.max_sentences:

@@ -32,6 +32,7 @@ from geo_rag_runtime.models import QUERY_TYPES, Answer, QueryType, RetrievedItem
 from geo_rag_runtime.query.context import ContextBundle, build_context
 from geo_rag_runtime.query.generation import ExtractiveGenerator, Generation, LLMGenerator
 from geo_rag_runtime.query.graph_facts import graph_facts
+from geo_rag_runtime.query.grounded import GroundedGenerator
 from geo_rag_runtime.query.question import Question, clean_question, prepare_question
 from geo_rag_runtime.query.routing import Route, route
 from geo_rag_runtime.query.strategies import StrategyRun, strategy_for
@@ -77,8 +78,10 @@ def answer_question(
     mode: Mode = "hybrid",
     top_k: int | None = None,
     category: QueryType | None = None,
+    on_text: Callable[[str], None] | None = None,
 ) -> Answer:
-    """Answer one question; ``category`` forces the route (tests, evaluation by type).
+    """Answer one question; ``category`` forces the route (tests, evaluation by type); ``on_text``
+    receives the LLM's draft as it is generated (the final answer is cited and checked after).
 
     The input is checked before any store is opened, so a bad question fails fast with QueryError.
     """
@@ -119,7 +122,7 @@ def answer_question(
     with timer.stage("fusion"):
         bundle = build_context(chunks, facts, resources.counter, settings.context_token_budget)
     with timer.stage("generation"):
-        generation = _generate(question, bundle, chosen.category, tools, notes)
+        generation = _generate(question, bundle, chosen.category, tools, notes, on_text)
 
     timings = {**timer.timings, "total": (time.perf_counter() - started) * 1000}
     return Answer(
@@ -186,12 +189,35 @@ def _refine(
 
 
 def _generate(
-    question: Question, bundle: ContextBundle, category: QueryType, tools: RetrievalTools, notes: list[str]
+    question: Question,
+    bundle: ContextBundle,
+    category: QueryType,
+    tools: RetrievalTools,
+    notes: list[str],
+    on_text: Callable[[str], None] | None,
 ) -> Generation:
-    """The LLM's cited answer, else (no model, or it failed) the extractive one."""
-    if tools.llm is not None:
+    """The LLM's answer (grounded by default), else — no model, ``generator=extractive``, or the model
+    failed — the extractive one."""
+    settings = tools.settings
+    if tools.llm is not None and settings.generator != "extractive":
+        generator: GroundedGenerator | LLMGenerator = (
+            LLMGenerator(tools.llm, max_tokens=settings.answer_max_tokens)
+            if settings.generator == "llm"
+            else GroundedGenerator(
+                tools.llm,
+                tools.scorer,
+                evidence_sentences=settings.evidence_sentences,
+                evidence_token_budget=settings.evidence_token_budget,
+                max_tokens=settings.answer_max_tokens,
+                on_text=on_text,
+            )
+        )
         try:
-            return LLMGenerator(tools.llm).generate(question.text, bundle, category)
+            return generator.generate(question.text, bundle, category)
         except ServiceError as exc:
             notes.append(f"LLM {tools.llm.name} failed ({exc}): answered extractively")
+    elif settings.generator in ("grounded", "llm"):
+        notes.append(
+            f"generator {settings.generator} asked for, but no LLM is available: answered extractively"
+        )
     return ExtractiveGenerator(tools.scorer).generate(question.text, bundle, category)

@@ -28,6 +28,11 @@ class RetrievalTools:
     recognize: Callable[[str], Sequence[Any]] | None = None
     llm: ChatModel | None = None
 
+    def step_llm(self, step: str) -> ChatModel | None:
+        """The LLM for one retrieval step (rephrase, expand, compress, choose) when ``llm_steps`` turns
+        it on; None means: run the step's deterministic version."""
+        return self.llm if self.llm is not None and step in self.settings.llm_steps else None
+
     def dense(self, search_text: str, top_k: int) -> list[RetrievedItem]:
         """Dense top-k for text already prepared for search (``query.question.search_form``).
 

@@ -59,6 +59,7 @@ class KnowledgeBase:
             "mongodb_uri": None,
             "grobid_url": None,
             "api_token": None,
+            "local_llm": False,
         }
         values.update(overrides)
         return Settings(**values)
@@ -157,7 +158,8 @@ def working_llm_handler(calls: list[dict[str, Any]]) -> Callable[[httpx.Request]
     def handler(request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
         calls.append(body)
-        schema = (body.get("response_format") or {}).get("json_schema", {}).get("schema", {})
+        response_format = body.get("response_format") or {}
+        schema = response_format.get("schema") or response_format.get("json_schema", {}).get("schema", {})
         wanted = set(schema.get("properties", {}))
         if "rephrasings" in wanted:
             content = json.dumps({"rephrasings": ["zircon eruption age estimate", "youngest zircon age"]})
@@ -167,6 +169,11 @@ def working_llm_handler(calls: list[dict[str, Any]]) -> Callable[[httpx.Request]
             content = json.dumps({"keep": [{"passage": 0, "sentences": [0]}]})
         elif "chunks" in wanted:
             content = json.dumps({"chunks": [0], "facts": []})
+        elif "answerable" in wanted:  # grounded answer, step 1: choose the evidence
+            content = json.dumps({"answerable": True, "evidence": [1]})
+        elif "Task: answer the question" in body["messages"][1]["content"]:  # step 2: write from it
+            evidence = body["messages"][1]["content"].split("[1] ", 1)[1].split("\n", 1)[0]
+            content = f"{evidence} [V3]"  # a marker of the model's own: never trusted
         else:
             content = "Calc-alkaline magmas lose iron early because magnetite crystallises [V0]."
         return httpx.Response(200, json=chat_completion(content))

@@ -38,7 +38,9 @@ def tools(knowledge_base: KnowledgeBase) -> RetrievalTools:
 
 
 def with_llm(tools: RetrievalTools, handler: Any) -> RetrievalTools:
-    return RetrievalTools(**{**tools.__dict__, "llm": mock_llm(tools.settings, handler)})
+    """The tools with a mock LLM that every retrieval step may ask (``llm_steps`` all on)."""
+    settings = tools.settings.model_copy(update={"llm_steps": ["rephrase", "expand", "compress", "choose"]})
+    return RetrievalTools(**{**tools.__dict__, "settings": settings, "llm": mock_llm(settings, handler)})
 
 
 def json_reply(payload: Any) -> Any:

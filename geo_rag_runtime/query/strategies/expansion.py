@@ -25,9 +25,9 @@ class KeywordExpansionCompression(Strategy):
     def expansion(self, question: Question, tools: RetrievalTools) -> tuple[list[str], str, list[str]]:
         """(expansion terms, how they were made, notes)."""
         notes: list[str] = []
-        if tools.llm is not None:
+        if (llm := tools.step_llm("expand")) is not None:
             try:
-                terms = llm_strings(tools.llm, EXPAND, question.text, "keywords", 8)
+                terms = llm_strings(llm, EXPAND, question.text, "keywords", 8)
                 return terms, "llm", notes
             except GeoRagError as exc:
                 notes.append(f"LLM keyword expansion failed ({exc}); expanded deterministically")
@@ -64,7 +64,7 @@ class KeywordExpansionCompression(Strategy):
             chunks,
             notes,
             {"expansion": terms},
-            [EXPAND.id] if tools.llm is not None else [],
+            [EXPAND.id] if tools.step_llm("expand") is not None else [],
         )
 
     def refine(
@@ -77,7 +77,7 @@ class KeywordExpansionCompression(Strategy):
     ) -> tuple[list[RetrievedItem], list[RetrievedItem]]:
         kept = run.chunks[:top_k]
         compressed, how, notes = compress_passages(question.text, kept, tools)
-        if tools.llm is not None and kept:
+        if tools.step_llm("expand") is not None and kept:
             run.prompts.append(COMPRESS.id)
         run.notes.extend(notes)
         run.label = run.label[:-1] + f", compression={how})"

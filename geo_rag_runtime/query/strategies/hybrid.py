@@ -64,10 +64,10 @@ class HybridSparseDense(Strategy):
     ) -> tuple[list[RetrievedItem], list[RetrievedItem]]:
         how = "agreement"
         chosen: tuple[list[RetrievedItem], list[RetrievedItem]] | None = None
-        if tools.llm is not None and (run.chunks or facts):
+        if (llm := tools.step_llm("choose")) is not None and (run.chunks or facts):
             run.prompts.append(CHOOSE_SOURCES.id)
             try:
-                chosen = _llm_choose(question.text, run.chunks, facts, tools.llm, top_k)
+                chosen = _llm_choose(question.text, run.chunks, facts, llm, top_k)
                 how = "llm"
             except GeoRagError as exc:
                 run.notes.append(f"LLM source choice failed ({exc}); chose sources by agreement")

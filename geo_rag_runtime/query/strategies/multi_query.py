@@ -32,9 +32,9 @@ class MultiQuery(Strategy):
     def rephrasings(self, question: Question, tools: RetrievalTools) -> tuple[list[str], str, list[str]]:
         """(variants without the question itself, how they were made, notes)."""
         notes: list[str] = []
-        if tools.llm is not None:
+        if (llm := tools.step_llm("rephrase")) is not None:
             try:
-                variants = llm_strings(tools.llm, REPHRASE, question.text, "rephrasings", 4)
+                variants = llm_strings(llm, REPHRASE, question.text, "rephrasings", 4)
                 variants = [v for v in variants if v.casefold() != question.text.casefold()]
                 if variants:
                     return variants, "llm", notes
@@ -74,5 +74,5 @@ class MultiQuery(Strategy):
             chunks,
             notes,
             {"rephrasings": variants},
-            [REPHRASE.id] if tools.llm is not None else [],
+            [REPHRASE.id] if tools.step_llm("rephrase") is not None else [],
         )

@@ -1,0 +1,306 @@
+"""The LLM answer, grounded in narrow steps and cited in code.
+
+A 1.5B model on two CPU cores reads ~10–25 tokens/s and names the wrong passage in its own [Vn]
+markers about as often as the right one (DESIGN.md, "Local LLM"). So it is given narrow tasks and
+its citations are never trusted:
+
+1. **Evidence**: the merged context is cut into sentences (the extractive generator's candidates:
+   prose only, facts by their source sentence) and scored for relevance; the best
+   ``evidence_sentences`` that fit ``evidence_token_budget`` become the numbered evidence. When even
+   the best scores below the not-found threshold the answer is "Not found in the corpus." without
+   asking the model.
+2. **Select** (``SELECT_EVIDENCE``, JSON schema): the model lists the numbers of the sentences that
+   answer the question, or says none does → "Not found in the corpus.".
+3. **Write** (``WRITE_ANSWER``, same prompt prefix so llama.cpp reuses its KV cache): a short answer
+   from the chosen sentences only.
+4. **Attribute** (code): each answer sentence is matched to the evidence sentence that supports it —
+   its numbers must all occur in that evidence and enough of its content words (or its embedding)
+   must match. A supported sentence gets that evidence's citation markers ([V0], [G2] …); one that
+   nothing supports is dropped and counted in the notes. If nothing survives, the chosen evidence
+   sentences themselves are the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from geo_rag_runtime.errors import GeoRagError, ServiceError
+from geo_rag_runtime.models import QueryType
+from geo_rag_runtime.prompts import SELECT_EVIDENCE, WRITE_ANSWER
+from geo_rag_runtime.query.context import ContextBundle
+from geo_rag_runtime.query.generation import NOT_FOUND, Candidate, ExtractiveGenerator, Generation
+from geo_rag_runtime.query.relevance import RelevanceScorer
+from geo_rag_runtime.stores.protocols import ChatModel
+
+__all__ = ["GroundedGenerator", "Attribution", "attribute_sentences"]
+
+_NUMBER = re.compile(r"(?<![\w.])[-−+]?\d+(?:[.,]\d+)*")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[“\"δεΔ])")
+_MARKERS = re.compile(r"\s*\[(?:[VGE]?\d+(?:\s*[,;]\s*[VGE]?\d+)*)\]")
+_STOP = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "and",
+        "or",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "that",
+        "this",
+        "these",
+        "those",
+        "it",
+        "its",
+        "their",
+        "which",
+        "who",
+        "whom",
+        "what",
+        "when",
+        "where",
+        "why",
+        "how",
+        "than",
+        "then",
+        "there",
+        "into",
+        "onto",
+        "about",
+        "also",
+        "can",
+        "may",
+        "not",
+        "no",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "between",
+        "during",
+        "after",
+        "before",
+        "over",
+        "under",
+        "both",
+        "such",
+    ]
+)
+SUPPORT_OVERLAP = 0.6  # share of an answer sentence's content words found in its evidence
+SUPPORT_COSINE = 0.8  # or: embedding cosine to the evidence sentence
+
+
+@dataclass
+class Attribution:
+    """One answer sentence and the evidence that supports it (None: unsupported)."""
+
+    sentence: str
+    evidence: int | None
+    overlap: float
+    cosine: float
+
+
+def _content_words(text: str) -> set[str]:
+    return {w.casefold() for w in _WORD.findall(text) if w.casefold() not in _STOP and len(w) > 1}
+
+
+def _numbers(text: str) -> set[str]:
+    return {n.replace("−", "-").replace(",", "").lstrip("+") for n in _NUMBER.findall(text)}
+
+
+def split_answer(text: str) -> list[str]:
+    """The model's answer as sentences, with any markers it wrote removed (they are not trusted)."""
+    clean = _MARKERS.sub("", " ".join(text.split())).strip()
+    return [s.strip() for s in _SENTENCE_END.split(clean) if s.strip()]
+
+
+def attribute_sentences(
+    sentences: Sequence[str],
+    evidence: Sequence[str],
+    cosine: Callable[[Sequence[str], Sequence[str]], list[list[float]]] | None = None,
+) -> list[Attribution]:
+    """Match each sentence to its best-supporting evidence sentence (see the module docstring)."""
+    sims = cosine(sentences, evidence) if cosine is not None and sentences and evidence else None
+    out = []
+    for i, sentence in enumerate(sentences):
+        words, numbers = _content_words(sentence), _numbers(sentence)
+        best: tuple[float, float, int] | None = None
+        for j, source in enumerate(evidence):
+            if not numbers <= _numbers(source):
+                continue  # a number the evidence does not state is never supported
+            overlap = len(words & _content_words(source)) / len(words) if words else 0.0
+            sim = sims[i][j] if sims is not None else 0.0
+            if overlap >= SUPPORT_OVERLAP or sim >= SUPPORT_COSINE:
+                score = (max(overlap, sim), sim, -j)
+                if best is None or score > best:
+                    best = score
+        if best is None:
+            out.append(Attribution(sentence, None, 0.0, 0.0))
+        else:
+            j = -best[2]
+            overlap = len(words & _content_words(evidence[j])) / len(words) if words else 0.0
+            out.append(Attribution(sentence, j, round(overlap, 3), round(best[1], 3)))
+    return out
+
+
+class GroundedGenerator:
+    """Select evidence, write from it, attribute in code (module docstring)."""
+
+    def __init__(
+        self,
+        llm: ChatModel,
+        scorer: RelevanceScorer,
+        *,
+        evidence_sentences: int = 10,
+        evidence_token_budget: int = 450,
+        max_tokens: int = 160,
+        max_sentences: int = 3,
+        on_text: Callable[[str], None] | None = None,
+    ) -> None:
+        self.llm = llm
+        self.scorer = scorer
+        self.extractive = ExtractiveGenerator(scorer)
+        self.evidence_sentences = evidence_sentences
+        self.evidence_token_budget = evidence_token_budget
+        self.max_tokens = max_tokens
+        self.max_sentences = max_sentences
+        self.on_text = on_text
+
+    @property
+    def name(self) -> str:
+        return str(self.llm.name)
+
+    def generate(self, question: str, context: ContextBundle, category: QueryType) -> Generation:
+        """ServiceError when the model fails (the pipeline then answers extractively)."""
+        if context.empty:
+            return Generation(NOT_FOUND, self.name, notes=["nothing was retrieved: the model was not asked"])
+        candidates = self.extractive.candidates(context)
+        if not candidates:
+            return Generation(NOT_FOUND, self.name, notes=["the context holds no answerable sentence"])
+        scores = self.scorer.for_question(question).score([c.text for c in candidates])
+        for candidate, score in zip(candidates, scores, strict=True):
+            candidate.score = score.total
+        ranked = sorted(candidates, key=lambda c: (-c.score, c.item, c.position))
+        best = ranked[0].score
+        if best < self.extractive.not_found_threshold:
+            return Generation(
+                NOT_FOUND,
+                self.name,
+                notes=[
+                    f"no retrieved sentence bears on the question (best relevance {best:.2f}): the model was not asked"
+                ],
+            )
+        evidence: list[Candidate] = []
+        words = 0
+        for candidate in ranked:
+            length = len(candidate.text.split())
+            if evidence and (
+                len(evidence) >= self.evidence_sentences
+                or (words + length) * 1.4 > self.evidence_token_budget
+            ):
+                break
+            evidence.append(candidate)
+            words += length
+        listing = "\n".join(f"[{i + 1}] {c.text}" for i, c in enumerate(evidence))
+        prompts = [SELECT_EVIDENCE.id]
+        chosen = self._select(question, listing, len(evidence))
+        if not chosen:
+            return Generation(
+                NOT_FOUND,
+                self.name,
+                notes=["the model found no evidence sentence that answers the question"],
+                prompts=prompts,
+            )
+        prompts.append(WRITE_ANSWER.id)
+        system, user = WRITE_ANSWER.render(
+            evidence=listing,
+            question=question,
+            max_sentences=self.max_sentences,
+            chosen=", ".join(str(i + 1) for i in chosen),
+        )
+        text = self._write(system, user)
+        if not text.strip():
+            raise ServiceError("the LLM returned an empty answer")
+        chosen_texts = [evidence[i].text for i in chosen]
+        sentences = split_answer(text)
+        attributions = attribute_sentences(sentences, chosen_texts, self._cosines)
+        kept = [a for a in attributions if a.evidence is not None]
+        notes = []
+        dropped = len(attributions) - len(kept)
+        if dropped:
+            notes.append(f"dropped {dropped} of {len(attributions)} answer sentence(s) no evidence supports")
+        if not kept:
+            notes.append(
+                "no sentence of the model's answer was supported: answered with the evidence it chose"
+            )
+            parts = [(evidence[i].text, evidence[i].markers) for i in chosen]
+        else:
+            parts = [
+                (a.sentence, evidence[chosen[a.evidence]].markers) for a in kept if a.evidence is not None
+            ]
+        answer = " ".join(_cite(sentence, markers) for sentence, markers in parts)
+        markers = list(dict.fromkeys(m for _, ms in parts for m in ms))
+        notes.append(f"{len(kept)}/{len(attributions)} answer sentences supported by cited evidence")
+        return Generation(answer, self.name, markers, notes, prompts)
+
+    def _select(self, question: str, listing: str, n: int) -> list[int]:
+        schema = {
+            "type": "object",
+            "properties": {
+                "answerable": {"type": "boolean"},
+                "evidence": {"type": "array", "items": {"type": "integer"}, "maxItems": n},
+            },
+            "required": ["answerable", "evidence"],
+        }
+        system, user = SELECT_EVIDENCE.render(evidence=listing, question=question)
+        value = self.llm.complete_json(system, user, json_schema=schema, max_tokens=40)
+        if not isinstance(value.get("answerable"), bool) or not isinstance(value.get("evidence"), list):
+            raise ServiceError("evidence selection lacks 'answerable' and 'evidence'")
+        if not value["answerable"]:
+            return []
+        return [i - 1 for i in dict.fromkeys(value["evidence"]) if isinstance(i, int) and 1 <= i <= n]
+
+    def _write(self, system: str, user: str) -> str:
+        stream = getattr(self.llm, "stream", None)
+        if self.on_text is None or stream is None:
+            return self.llm.complete(system, user, max_tokens=self.max_tokens)
+        pieces = []
+        for piece in stream(system, user, max_tokens=self.max_tokens):
+            pieces.append(piece)
+            self.on_text(piece)
+        return "".join(pieces)
+
+    def _cosines(self, sentences: Sequence[str], evidence: Sequence[str]) -> list[list[float]]:
+        try:
+            left = self.scorer.cache.embed(list(sentences))
+            right = self.scorer.cache.embed(list(evidence))
+        except GeoRagError:
+            return [[0.0] * len(evidence) for _ in sentences]
+        return (left @ right.T).tolist()  # type: ignore[no-any-return]
+
+
+def _cite(sentence: str, markers: Sequence[str]) -> str:
+    text = sentence.rstrip()
+    cited = "".join(f"[{m}]" for m in markers)
+    if text.endswith(".") and not text.endswith("..."):
+        return f"{text[:-1]} {cited}."
+    return f"{text} {cited}"

