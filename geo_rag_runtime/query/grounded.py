@@ -295,7 +295,8 @@ class GroundedGenerator:
             right = self.scorer.cache.embed(list(evidence))
         except GeoRagError:
             return [[0.0] * len(evidence) for _ in sentences]
-        return (left @ right.T).tolist()  # type: ignore[no-any-return]
+        sims: list[list[float]] = (left @ right.T).tolist()
+        return sims
 
 
 def _cite(sentence: str, markers: Sequence[str]) -> str:
