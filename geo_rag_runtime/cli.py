@@ -139,9 +139,17 @@ def format_answer(answer: Answer) -> str:
         for key, item in vector.items():
             mark = "*" if item.get("chunk_id") in cited else " "
             where = item.get("source_file") or "?"
+            if item.get("page_start") is not None:
+                start, end = item["page_start"], item.get("page_end") or item["page_start"]
+                where += f", p. {start}" if start == end else f", pp. {start}–{end}"
             if item.get("section"):
                 where += f", {item['section']}"
             lines.append(f" {mark}[V{key}] {where}  (score {float(item.get('score', 0.0)):.3f})")
+    if answer.citations:
+        lines += ["", "cited:"]
+        for citation in answer.citations:
+            pages = f", {citation.pages}" if citation.pages else ""
+            lines.append(f"  {citation.source_file}{pages}  ({citation.title})")
     if graph:
         lines += ["", "graph facts:"]
         for key, item in graph.items():

@@ -43,6 +43,7 @@ class Caption(BaseModel):
     kind: Literal["figure", "table"]
     label: str | None = None
     text: str
+    page: int | None = None  # 1-based PDF page, when the TEI carries coordinates
 
 
 class Section(BaseModel):
@@ -51,6 +52,12 @@ class Section(BaseModel):
     heading: str = ""
     number: str | None = None
     paragraphs: list[str] = Field(default_factory=list)
+    # 1-based PDF page on which each paragraph starts (parallel to ``paragraphs``); empty when the
+    # TEI has no coordinates (GROBID without teiCoordinates), None for a paragraph without them
+    paragraph_pages: list[int | None] = Field(default_factory=list)
+
+    def page_of(self, index: int) -> int | None:
+        return self.paragraph_pages[index] if index < len(self.paragraph_pages) else None
 
 
 class Paper(BaseModel):
@@ -66,6 +73,7 @@ class Paper(BaseModel):
     venue: str | None = None
     keywords: list[str] = Field(default_factory=list)
     abstract: str = ""
+    abstract_page: int | None = None
     sections: list[Section] = Field(default_factory=list)
     captions: list[Caption] = Field(default_factory=list)
     references: list[Reference] = Field(default_factory=list)
@@ -91,6 +99,8 @@ class CleanedPaper(BaseModel):
     text: str
     sections: list[CleanSection]
     tokens: list[str] = Field(default_factory=list)  # normalized stream of the whole text
+    # (char offset, 1-based page): the text from this offset on starts on that page, sorted by offset
+    page_marks: list[tuple[int, int]] = Field(default_factory=list)
 
 
 class Chunk(BaseModel):
@@ -107,6 +117,8 @@ class Chunk(BaseModel):
     token_count: int
     text: str
     tokens: list[str] = Field(default_factory=list)  # normalized keyword stream of this chunk
+    page_start: int | None = None  # 1-based PDF pages the chunk's text lies on (None: unknown)
+    page_end: int | None = None
 
 
 class Entity(BaseModel):
@@ -148,14 +160,29 @@ class RetrievedItem(BaseModel):
     source_file: str | None = None
     title: str | None = None
     section: str | None = None
+    page_start: int | None = None
+    page_end: int | None = None
     provenance: list[dict[str, Any]] = Field(default_factory=list)  # for facts: triple provenance
 
 
 class Citation(BaseModel):
+    """What an answer cites: the paper, the chunk, and the PDF pages the cited text lies on."""
+
     paper_id: str
     chunk_id: str
     source_file: str
     title: str
+    page_start: int | None = None
+    page_end: int | None = None
+
+    @property
+    def pages(self) -> str:
+        """ "p. 3", "pp. 3–4", or "" when unknown."""
+        if self.page_start is None:
+            return ""
+        if self.page_end is None or self.page_end == self.page_start:
+            return f"p. {self.page_start}"
+        return f"pp. {self.page_start}–{self.page_end}"
 
 
 def empty_contexts() -> dict[str, dict[str, Any]]:

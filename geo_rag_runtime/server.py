@@ -2,6 +2,9 @@
 
 * ``POST /ask`` — body ``{"question": str, "mode": "hybrid"|"baseline", "top_k": 1..50 | null}``;
   returns the Answer JSON, byte for byte what ``geo-rag ask --json`` prints.
+  With ``"stream": true`` the answer comes as server-sent events instead: ``draft`` events carry
+  the LLM's text as it is written (``{"text": ...}``), then one ``answer`` event carries the final
+  Answer JSON with its checked citations (or one ``error`` event).
 * ``GET /health`` — which stores, classifier and LLM are available, with counts; HTTP 503 when the
   vector store is missing (nothing can be answered), 200 otherwise ("ok" or "degraded").
 
@@ -15,7 +18,9 @@ pool and the event loop stays free.
 
 # No ``from __future__ import annotations``: FastAPI reads the request model from the endpoint's
 # annotations at run time, and that model is built inside ``create_app``.
+import asyncio
 import hmac
+import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
@@ -23,7 +28,7 @@ from typing import Any, Literal
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -126,6 +131,7 @@ class AskRequestBase(BaseModel):
     question: str = Field(min_length=1)
     mode: Literal["hybrid", "baseline"] = "hybrid"
     top_k: int | None = Field(default=None, ge=1, le=MAX_TOP_K)
+    stream: bool = False
 
 
 def _validation_details(exc: RequestValidationError) -> list[dict[str, Any]]:
@@ -140,6 +146,44 @@ def _validation_details(exc: RequestValidationError) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+def _sse(event: str, data: str) -> bytes:
+    return f"event: {event}\ndata: {data}\n\n".encode()
+
+
+async def _events(rag: RagService, question: str, mode: Any, top_k: int | None) -> AsyncIterator[bytes]:
+    """Server-sent events of one answer: drafts as the model writes, then the checked answer."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+
+    def on_text(piece: str) -> None:  # called in the worker thread
+        loop.call_soon_threadsafe(queue.put_nowait, ("draft", json.dumps({"text": piece})))
+
+    def work() -> None:
+        try:
+            answer = rag.ask(question, mode=mode, top_k=top_k, on_text=on_text)
+            event = ("answer", answer.model_dump_json())
+        except GeoRagError as exc:
+            event = (
+                "error",
+                json.dumps({"error": type(exc).__name__, "message": str(exc), "status": error_status(exc)}),
+            )
+        except Exception:  # the log keeps the trace; the client gets no stack
+            log.exception("streamed ask failed")
+            event = (
+                "error",
+                json.dumps({"error": "InternalServerError", "message": "internal error", "status": 500}),
+            )
+        loop.call_soon_threadsafe(queue.put_nowait, event)
+
+    task = loop.run_in_executor(None, work)
+    while True:
+        kind, data = await queue.get()
+        yield _sse(kind, data)
+        if kind != "draft":
+            break
+    await task
 
 
 def create_app(settings: Settings | None = None, *, service: RagService | None = None) -> FastAPI:
@@ -213,6 +257,12 @@ def create_app(settings: Settings | None = None, *, service: RagService | None =
     @app.post("/ask", dependencies=[Depends(require_token)])
     async def ask(body: AskRequest, request: Request) -> Response:  # type: ignore[valid-type]
         rag: RagService = request.app.state.service
+        if body.stream:  # type: ignore[attr-defined]
+            return StreamingResponse(
+                _events(rag, body.question, body.mode, body.top_k),  # type: ignore[attr-defined]
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-cache"},
+            )
         try:
             answer = await run_in_threadpool(rag.ask, body.question, mode=body.mode, top_k=body.top_k)  # type: ignore[attr-defined]
         except GeoRagError as exc:

@@ -13,7 +13,7 @@ from geo_assets.resources import DocumentStoreResource, EmbedderResource, Vector
     partitions_def=papers_partitions,
     group_name="index",
     kinds={"chromadb", "pytorch"},
-    code_version="embed-1",
+    code_version="embed-2",
     check_specs=[
         dg.AssetCheckSpec("one_vector_per_chunk", asset="chunk_embeddings"),
         dg.AssetCheckSpec("dimension_as_configured", asset="chunk_embeddings"),

@@ -20,6 +20,7 @@ Rules:
 """
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from geo_rag_runtime import contract
@@ -182,6 +183,15 @@ def chunk_paper(
                     token_count=counter.count(chunk_text),
                     text=chunk_text,
                     tokens=normalize_tokens(chunk_text),
+                    page_start=page_at(cleaned.page_marks, start),
+                    page_end=page_at(cleaned.page_marks, max(start, end - 1)),
                 )
             )
     return chunks
+
+
+def page_at(marks: Sequence[tuple[int, int]], offset: int) -> int | None:
+    """The PDF page of the character at ``offset``: the last page mark at or before it (None before
+    the first mark, e.g. the title line, or when the TEI had no coordinates)."""
+    index = bisect_right([at for at, _ in marks], offset) - 1
+    return marks[index][1] if index >= 0 else None

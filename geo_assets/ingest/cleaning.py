@@ -18,6 +18,7 @@ of a longer paragraph after its first occurrence.
 """
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Literal
 
 from geo_rag_runtime.models import Caption, CleanedPaper, CleanSection, Paper, Reference
@@ -72,23 +73,29 @@ def reference_line(ref: Reference) -> str:
     return _flatten(" ".join(parts))
 
 
-def _paragraphs(raw: list[str]) -> list[str]:
-    """Clean each paragraph; a raw paragraph may hold several (blank-line separated)."""
-    out: list[str] = []
-    for para in raw:
-        out.extend(p for p in clean_text(para).split(SEPARATOR) if p.strip())
+# A paragraph and the PDF page it starts on (None: the TEI had no coordinates for it).
+Para = tuple[str, int | None]
+
+
+def _paragraphs(raw: list[str], pages: Sequence[int | None] = ()) -> list[Para]:
+    """Clean each paragraph; a raw paragraph may hold several (blank-line separated), which all
+    keep the page the raw paragraph starts on."""
+    out: list[Para] = []
+    for i, para in enumerate(raw):
+        page = pages[i] if i < len(pages) else None
+        out.extend((p, page) for p in clean_text(para).split(SEPARATOR) if p.strip())
     return out
 
 
-def _drop_repeated(sections: list[tuple[str, list[str]]], title: str) -> list[tuple[str, list[str]]]:
+def _drop_repeated(sections: list[tuple[str, list[Para]]], title: str) -> list[tuple[str, list[Para]]]:
     """Remove boilerplate, title copies, repeated short paragraphs and later verbatim copies."""
-    counts: Counter[str] = Counter(line_key(p) for _, paras in sections for p in paras)
+    counts: Counter[str] = Counter(line_key(p) for _, paras in sections for p, _ in paras)
     title_key = line_key(title) if title else None
     seen: set[str] = set()
     kept_sections = []
     for heading, paras in sections:
         kept = []
-        for para in paras:
+        for para, page in paras:
             key = line_key(para)
             if is_boilerplate(para) or key == title_key:
                 continue
@@ -97,9 +104,20 @@ def _drop_repeated(sections: list[tuple[str, list[str]]], title: str) -> list[tu
             if key in seen:
                 continue
             seen.add(key)
-            kept.append(para)
+            kept.append((para, page))
         kept_sections.append((heading, kept))
     return kept_sections
+
+
+def _join(parts: Sequence[Para], separator: str = SEPARATOR) -> tuple[str, list[tuple[int, int]]]:
+    """The parts joined, with (offset in the joined text, page) for every part whose page is known."""
+    text = separator.join(p for p, _ in parts)
+    marks, offset = [], 0
+    for para, page in parts:
+        if page is not None:
+            marks.append((offset, page))
+        offset += len(para) + len(separator)
+    return text, marks
 
 
 def _heading(number: str | None, heading: str) -> str:
@@ -113,36 +131,42 @@ def _heading(number: str | None, heading: str) -> str:
 def clean_paper(paper: Paper) -> CleanedPaper:
     """Build the cleaned, readable text of ``paper`` with its section offsets and keyword tokens."""
     title = _flatten(paper.title)
-    body = [(_heading(s.number, s.heading), _paragraphs(s.paragraphs)) for s in paper.sections]
+    body = [
+        (_heading(s.number, s.heading), _paragraphs(s.paragraphs, s.paragraph_pages)) for s in paper.sections
+    ]
     body = _drop_repeated(body, title)
 
-    blocks: list[tuple[str, Kind, str]] = []  # (heading, kind, text)
-    abstract = _paragraphs([paper.abstract]) if paper.abstract else []
-    abstract = [p for p in abstract if not is_boilerplate(p)]
+    # (heading, kind, text, page marks within the text)
+    blocks: list[tuple[str, Kind, str, list[tuple[int, int]]]] = []
+    abstract = _paragraphs([paper.abstract], [paper.abstract_page]) if paper.abstract else []
+    abstract = [(p, page) for p, page in abstract if not is_boilerplate(p)]
     if paper.keywords:
-        abstract.append("Keywords: " + "; ".join(_flatten(k) for k in paper.keywords if k.strip()))
+        keywords = "Keywords: " + "; ".join(_flatten(k) for k in paper.keywords if k.strip())
+        abstract.append((keywords, paper.abstract_page))
     if abstract:
-        blocks.append((ABSTRACT_HEADING, "abstract", SEPARATOR.join(abstract)))
+        blocks.append((ABSTRACT_HEADING, "abstract", *_join(abstract)))
     for heading, paras in body:
-        lines = ([heading] if heading else []) + paras
+        first_page = next((page for _, page in paras if page is not None), None)
+        lines = ([(heading, first_page)] if heading else []) + paras
         if paras:  # a heading without paragraphs still introduces the subsections that follow
-            blocks.append((heading, "body", SEPARATOR.join(lines)))
+            blocks.append((heading, "body", *_join(lines)))
         elif heading and not is_boilerplate(heading):
-            blocks.append((heading, "body", heading))
-    captions = [line for line in (caption_line(c) for c in paper.captions) if line]
+            blocks.append((heading, "body", heading, []))
+    captions = [(line, c.page) for c in paper.captions if (line := caption_line(c))]
     if captions:
-        blocks.append((CAPTIONS_HEADING, "captions", SEPARATOR.join(captions)))
+        blocks.append((CAPTIONS_HEADING, "captions", *_join(captions)))
     references = [line for line in (reference_line(r) for r in paper.references) if line]
     if references:
-        blocks.append((REFERENCES_HEADING, "references", "\n".join(references)))
+        blocks.append((REFERENCES_HEADING, "references", "\n".join(references), []))
 
     pieces: list[str] = []
     sections: list[CleanSection] = []
+    page_marks: list[tuple[int, int]] = []
     offset = 0
     if title:
         pieces.append(title)
         offset = len(title)
-    for heading, kind, text in blocks:
+    for heading, kind, text, marks in blocks:
         if pieces:
             pieces.append(SEPARATOR)
             offset += len(SEPARATOR)
@@ -151,6 +175,9 @@ def clean_paper(paper: Paper) -> CleanedPaper:
                 heading=heading, kind=kind, text=text, char_start=offset, char_end=offset + len(text)
             )
         )
+        for at, page in marks:
+            if not page_marks or page_marks[-1][1] != page:
+                page_marks.append((offset + at, page))
         pieces.append(text)
         offset += len(text)
     full_text = "".join(pieces)
@@ -163,4 +190,5 @@ def clean_paper(paper: Paper) -> CleanedPaper:
         text=full_text,
         sections=sections,
         tokens=normalize_tokens(full_text[:ref_start]),
+        page_marks=page_marks,
     )

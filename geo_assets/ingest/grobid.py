@@ -13,10 +13,15 @@ settings) and keeps the retry policy here:
   or fall back to the embedded parser);
 - 204 (GROBID found no text) → ``PdfError``; any other non-200 → ``ServiceError`` naming the file
   and status.
+
+By default GROBID is asked for coordinates (``teiCoordinates``, the form field repeated once per
+element) of paragraphs, sentences, heads and figures: the TEI reader takes each paragraph's and
+caption's PDF page from them, so that answers can cite the page.
 """
 
 import logging
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import requests
@@ -24,7 +29,7 @@ from grobid_client.grobid_client import GrobidClient as _OfficialClient
 
 from geo_rag_runtime.errors import PdfError, ServiceError, ServiceUnavailableError
 
-__all__ = ["GrobidClient"]
+__all__ = ["PAGE_COORDINATES", "GrobidClient"]
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +38,9 @@ _START_HINT = (
     "server), or unset GROBID_URL to use the embedded PDF parser"
 )
 _MAX_RETRY_AFTER_S = 60.0
+# the TEI elements whose ``coords`` the TEI reader turns into pages (paragraphs, GROBID 0.8's
+# sentences, section heads, figure and table captions)
+PAGE_COORDINATES = ("p", "s", "head", "figure")
 
 
 class GrobidClient:
@@ -48,7 +56,7 @@ class GrobidClient:
         consolidate_header: bool = True,
         include_raw_citations: bool = True,
         segment_sentences: bool = False,
-        tei_coordinates: bool = False,
+        tei_coordinates: bool | Sequence[str] = PAGE_COORDINATES,
     ) -> None:
         if not url or not url.startswith(("http://", "https://")):
             raise ValueError(f"GROBID URL must start with http:// or https://, got {url!r}")
@@ -60,14 +68,23 @@ class GrobidClient:
         self.backoff_s = float(backoff_s)
         # consolidateHeader: GROBID completes header metadata (DOI, venue) from CrossRef when it
         # can reach it; includeRawCitations keeps each reference's original string, which the
-        # references keep as ``raw``. Coordinates and sentence segmentation only add bulk here.
+        # references keep as ``raw``. teiCoordinates: the elements that carry ``coords`` (page and
+        # box in the PDF); ``PAGE_COORDINATES`` by default, True for the official client's full
+        # list (also title, persName, ref, biblStruct, ...), False for none.
         self.consolidate_header = consolidate_header
         self.include_raw_citations = include_raw_citations
         self.segment_sentences = segment_sentences
-        self.tei_coordinates = tei_coordinates
         self._client = _OfficialClient(
             grobid_server=self.url, timeout=int(max(1, round(self.timeout_s))), check_server=False
         )
+        if tei_coordinates is True:
+            self.tei_coordinates: tuple[str, ...] = tuple(self._client.config["coordinates"])
+        elif tei_coordinates is False:
+            self.tei_coordinates = ()
+        elif isinstance(tei_coordinates, str):
+            self.tei_coordinates = (tei_coordinates,)
+        else:
+            self.tei_coordinates = tuple(dict.fromkeys(tei_coordinates))
 
     def __repr__(self) -> str:
         return f"GrobidClient({self.url!r}, timeout_s={self.timeout_s}, retries={self.retries})"
@@ -98,7 +115,7 @@ class GrobidClient:
         if self.segment_sentences:
             form["segmentSentences"] = "1"
         if self.tei_coordinates:
-            form["teiCoordinates"] = list(self._client.config["coordinates"])
+            form["teiCoordinates"] = list(self.tei_coordinates)  # requests repeats the field per value
 
         attempt = 0
         while True:

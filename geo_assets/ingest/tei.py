@@ -18,6 +18,13 @@ What is read, and where GROBID puts it:
 - ``back//listBibl/biblStruct``: references (title, authors, year, venue, DOI, raw string).
 
 Body-level ``note`` elements (footnotes) are not read as paragraphs.
+
+Pages: where the TEI carries GROBID's ``coords`` attribute (``teiCoordinates``: boxes
+``"page,x,y,w,h;..."``, page 1-based), each paragraph's page is the first page of its ``coords``,
+or of its first ``s`` (GROBID 0.8 with sentence segmentation puts them there), else None;
+``Section.paragraph_pages`` runs parallel to ``paragraphs``, and stays empty everywhere when no
+paragraph of the paper has coordinates. ``Paper.abstract_page`` comes from the abstract's first
+paragraph, ``Caption.page`` from the ``figure`` (or its ``head``/``figDesc``).
 """
 
 import re
@@ -65,6 +72,7 @@ _SKIP_IN_TEXT = {"note", "figure", "table", "graphic"}
 _DOI = re.compile(r"\b10\.\d{4,9}/[^\s,;\"<>]+")
 _YEAR = re.compile(r"(?:19|20)\d{2}")
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+_COORDS_PAGE = re.compile(r"\s*(\d+)\s*,")
 
 
 def _q(tag: str) -> str:
@@ -228,18 +236,44 @@ def _keywords(profile: etree._Element | None) -> list[str]:
     return keywords
 
 
-def _paragraphs(div: etree._Element) -> list[str]:
-    """Paragraph-level children of a div in order: p, formula, list items."""
-    paragraphs: list[str] = []
+def _page(element: etree._Element | None) -> int | None:
+    """The 1-based page on which an element starts: the first box of its ``coords``, or of its
+    first ``s`` child's (GROBID 0.8 with sentence segmentation); None without coordinates."""
+    if element is None:
+        return None
+    for candidate in (element, _first(element, "t:s")):
+        if candidate is None:
+            continue
+        match = _COORDS_PAGE.match(candidate.get("coords") or "")
+        if match and int(match.group(1)) >= 1:
+            return int(match.group(1))
+    return None
+
+
+def _paragraphs(div: etree._Element) -> list[tuple[str, int | None]]:
+    """Paragraph-level children of a div in order (p, formula, list items), each with its page."""
+    paragraphs: list[tuple[str, int | None]] = []
     for child in div:
         name = _local(child)
         if name in ("p", "formula"):
             text = _text(child)
             if text:
-                paragraphs.append(text)
+                paragraphs.append((text, _page(child)))
         elif name == "list":
-            paragraphs.extend(t for t in (_text(item) for item in _all(child, "t:item")) if t)
+            for index, item in enumerate(_all(child, "t:item")):
+                text = _text(item)
+                if text:  # an item without coordinates: the list's, for its first item only
+                    paragraphs.append((text, _page(item) or (_page(child) if index == 0 else None)))
     return paragraphs
+
+
+def _section(heading: str, number: str | None, paragraphs: list[tuple[str, int | None]]) -> Section:
+    return Section(
+        heading=heading,
+        number=number or None,
+        paragraphs=[text for text, _ in paragraphs],
+        paragraph_pages=[page for _, page in paragraphs],
+    )
 
 
 def _sections_of(container: etree._Element | None, default_heading: str = "") -> list[Section]:
@@ -253,7 +287,7 @@ def _sections_of(container: etree._Element | None, default_heading: str = "") ->
         number = head.get("n") if head is not None else None
         paragraphs = _paragraphs(div)
         if head is not None or paragraphs:
-            sections.append(Section(heading=heading, number=number or None, paragraphs=paragraphs))
+            sections.append(_section(heading, number, paragraphs))
         sections.extend(_sections_of(div, default_heading))
     return sections
 
@@ -273,7 +307,7 @@ def _back_sections(back: etree._Element | None) -> list[Section]:
         paragraphs = _paragraphs(div)  # a back div holding paragraphs directly
         if paragraphs:
             head = _first(div, "t:head")
-            sections.append(Section(heading=_text(head) or default, paragraphs=paragraphs))
+            sections.append(_section(_text(head) or default, None, paragraphs))
     return sections
 
 
@@ -290,7 +324,8 @@ def _captions(text: etree._Element | None) -> list[Caption]:
             continue
         if not head and label:
             head = f"{'Table' if kind == 'table' else 'Figure'} {label}"
-        captions.append(Caption(kind=kind, label=head or None, text=body))
+        page = _page(figure) or _page(_first(figure, "t:head")) or _page(_first(figure, "t:figDesc"))
+        captions.append(Caption(kind=kind, label=head or None, text=body, page=page))
     return captions
 
 
@@ -348,10 +383,16 @@ def tei_to_paper(tei: str | bytes, *, paper_id: str, source_file: str, sha256: s
         _first(file_desc, "t:titleStmt/t:title")
     )
     title = title or _text(_first(source, "t:analytic/t:title"))
-    abstract = "\n\n".join(t for t in (_text(p) for p in _all(profile, "t:abstract//t:p")) if t) or _text(
-        _first(profile, "t:abstract")
-    )
+    abstract_paragraphs = [(t, _page(p)) for p in _all(profile, "t:abstract//t:p") if (t := _text(p))]
+    abstract = "\n\n".join(t for t, _ in abstract_paragraphs) or _text(_first(profile, "t:abstract"))
+    if abstract_paragraphs:
+        abstract_page = abstract_paragraphs[0][1]
+    else:  # an abstract without <p>: its first sentence's coordinates, if any
+        abstract_page = _page(_first(profile, "t:abstract//t:s"))
     sections = _sections_of(body) + _back_sections(back)
+    if abstract_page is None and all(page is None for s in sections for page in s.paragraph_pages):
+        for section in sections:  # no coordinates in this TEI (GROBID without teiCoordinates)
+            section.paragraph_pages = []
     if not title and not any(s.paragraphs for s in sections) and not abstract:
         raise TeiError(
             f"{source_file}: the TEI has no title and no text (nothing was extracted from the PDF)"
@@ -376,6 +417,7 @@ def tei_to_paper(tei: str | bytes, *, paper_id: str, source_file: str, sha256: s
         venue=venue or None,
         keywords=_keywords(profile),
         abstract=abstract,
+        abstract_page=abstract_page,
         sections=sections,
         captions=_captions(text),
         references=_references(back),

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from geo_rag_runtime.models import Citation, RetrievedItem
+from geo_rag_runtime.retrieval.fusion import page_range
 from geo_rag_runtime.stores.protocols import TokenCounter
 
 __all__ = [
@@ -103,6 +104,7 @@ class ContextBundle:
 
 
 def chunk_entry(item: RetrievedItem) -> dict[str, Any]:
+    page_start, page_end = page_range(item)
     return {
         "text": item.text,
         "chunk_id": item.chunk_id,
@@ -110,6 +112,8 @@ def chunk_entry(item: RetrievedItem) -> dict[str, Any]:
         "source_file": item.source_file,
         "title": item.title,
         "section": item.section,
+        "page_start": page_start,
+        "page_end": page_end,
         "score": round(float(item.score), 6),
         "retriever": item.retriever,
     }
@@ -128,12 +132,15 @@ def _cited_chunks(item: RetrievedItem) -> list[Citation]:
     if item.kind == "chunk":
         if not item.chunk_id or not item.paper_id:
             return []
+        page_start, page_end = page_range(item)
         return [
             Citation(
                 paper_id=item.paper_id,
                 chunk_id=item.chunk_id,
                 source_file=item.source_file or "",
                 title=item.title or "",
+                page_start=page_start,
+                page_end=page_end,
             )
         ]
     out = []
@@ -146,6 +153,8 @@ def _cited_chunks(item: RetrievedItem) -> list[Citation]:
                     chunk_id=str(chunk_id),
                     source_file=str(prov.get("source_file") or ""),
                     title=str(prov.get("title") or ""),
+                    page_start=prov.get("page_start"),
+                    page_end=prov.get("page_end"),
                 )
             )
     return out

@@ -64,7 +64,13 @@ def _with_sources(facts: list[RetrievedItem], tools: RetrievalTools) -> list[Ret
         for entry in fact.provenance:
             record = found.get(str(entry.get("chunk_id")))
             if record is not None and not entry.get("source_file"):
-                entry = {**entry, "source_file": record.get("source_file"), "title": record.get("title")}
+                entry = {
+                    **entry,
+                    "source_file": record.get("source_file"),
+                    "title": record.get("title"),
+                    "page_start": record.get("page_start"),
+                    "page_end": record.get("page_end"),
+                }
             provenance.append(entry)
         out.append(fact.model_copy(update={"provenance": provenance}))
     return out

@@ -27,7 +27,7 @@ from typing import Any
 
 from geo_rag_runtime.models import RetrievedItem
 
-__all__ = ["collapse_overlaps", "fuse", "positions"]
+__all__ = ["collapse_overlaps", "fuse", "page_range", "positions"]
 
 _SPACE = re.compile(r"\s+")
 
@@ -38,6 +38,16 @@ def positions(item: RetrievedItem) -> list[dict[str, Any]]:
     if not held and item.chunk_id:
         held = [{"chunk_id": item.chunk_id, "paper_id": item.paper_id}]
     return held
+
+
+def page_range(item: RetrievedItem) -> tuple[int | None, int | None]:
+    """The PDF pages an item's text lies on: over all the chunk windows it holds (a stitched passage
+    spans several), else the item's own fields."""
+    starts = [e["page_start"] for e in positions(item) if isinstance(e.get("page_start"), int)]
+    ends = [e["page_end"] for e in positions(item) if isinstance(e.get("page_end"), int)]
+    if starts:
+        return min(starts), max(ends) if ends else max(starts)
+    return item.page_start, item.page_end
 
 
 def _span(entry: dict[str, Any]) -> tuple[int, int] | None:

@@ -71,6 +71,8 @@ class KeywordRetriever:
                 source_file=record["source_file"],
                 title=record["title"],
                 section=record["section"],
+                page_start=record.get("page_start"),
+                page_end=record.get("page_end"),
                 provenance=[
                     {
                         "chunk_id": record["chunk_id"],
@@ -78,6 +80,8 @@ class KeywordRetriever:
                         "ordinal": record["ordinal"],
                         "char_start": record["char_start"],
                         "char_end": record["char_end"],
+                        "page_start": record.get("page_start"),
+                        "page_end": record.get("page_end"),
                     }
                 ],
             )

@@ -49,6 +49,8 @@ RECORD_KEYS = (
     "ordinal",
     "char_start",
     "char_end",
+    "page_start",
+    "page_end",
     "text",
 )
 _SAFE = re.compile(r"[^A-Za-z0-9._\-]+")
@@ -164,7 +166,7 @@ class SparseIndex:
         for path in sorted((self.root / "papers").glob("*.json")):
             for entry in self._read_paper_file(path)["chunks"]:
                 corpus.append([str(token) for token in entry["tokens"]])
-                records.append({key: entry[key] for key in RECORD_KEYS})
+                records.append({key: entry.get(key) for key in RECORD_KEYS})  # files before pages: None
         generation = f"g{time.time_ns():020d}-{uuid.uuid4().hex[:6]}"
         if records:
             folder = self.root / "index" / generation

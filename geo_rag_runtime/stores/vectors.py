@@ -58,7 +58,13 @@ _LOCK_FILE = ".georag-write.lock"
 
 
 def _chunk_metadata(chunk: Chunk) -> dict[str, str | int]:
+    pages = {
+        key: int(value)
+        for key, value in (("page_start", chunk.page_start), ("page_end", chunk.page_end))
+        if value is not None  # Chroma rejects None: an unknown page is simply absent
+    }
     return {
+        **pages,
         "paper_id": chunk.paper_id,
         "source_file": chunk.source_file,
         "title": chunk.title or "",
@@ -393,6 +399,8 @@ class ChromaVectorStore:
                     source_file=_str_or_none(meta.get("source_file")),
                     title=_str_or_none(meta.get("title")),
                     section=_str_or_none(meta.get("section")),
+                    page_start=_int_or_none(meta.get("page_start")),
+                    page_end=_int_or_none(meta.get("page_end")),
                     provenance=[_position(chunk_id, meta)],
                 )
             )
@@ -412,4 +420,10 @@ def _position(chunk_id: str, meta: Mapping[str, Any]) -> dict[str, Any]:
         "ordinal": int(meta.get("ordinal", -1)),
         "char_start": int(meta.get("char_start", -1)),
         "char_end": int(meta.get("char_end", -1)),
+        "page_start": _int_or_none(meta.get("page_start")),
+        "page_end": _int_or_none(meta.get("page_end")),
     }
+
+
+def _int_or_none(value: Any) -> int | None:
+    return None if value is None else int(value)

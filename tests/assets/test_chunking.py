@@ -200,3 +200,30 @@ def test_with_real_tei_parser(grobid_samples: Path, counter: HFTokenCounter) -> 
     cleaned = clean_paper(paper)
     chunks = chunk_paper(cleaned, counter)
     _check_chunks(cleaned, chunks, counter, 512)
+
+
+def test_chunks_carry_the_pages_their_text_lies_on(counter: HFTokenCounter) -> None:
+    from geo_assets.ingest.chunking import page_at
+
+    marks = [(0, 1), (100, 2), (250, 4)]
+    assert [page_at(marks, at) for at in (0, 99, 100, 249, 250, 10_000)] == [1, 1, 2, 2, 4, 4]
+    assert page_at([], 5) is None and page_at([(10, 3)], 9) is None
+
+    body = ("Zircon U–Pb ages were measured by LA-ICP-MS on the basalts. " * 40).strip()
+    sections = [CleanSection(heading="Results", kind="body", text=body, char_start=0, char_end=len(body))]
+    half = len(body) // 2
+    cleaned = CleanedPaper(
+        paper_id="p",
+        source_file="x.pdf",
+        title="",
+        text=body,
+        sections=sections,
+        page_marks=[(0, 5), (half, 6)],
+    )
+    chunks = chunk_paper(cleaned, counter, max_tokens=128, overlap=16)
+    assert len(chunks) > 2
+    for chunk in chunks:
+        assert chunk.page_start == page_at(cleaned.page_marks, chunk.char_start)
+        assert chunk.page_end == page_at(cleaned.page_marks, chunk.char_end - 1)
+    assert chunks[0].page_start == 5 and chunks[-1].page_end == 6
+    assert any(c.page_start == 5 and c.page_end == 6 for c in chunks)

@@ -163,3 +163,47 @@ def test_caption_and_reference_lines() -> None:
         doi="10.7185/x",
     )
     assert reference_line(ref) == "Keller, Schoene (2018) Bayesian eruption ages. GPL. doi:10.7185/x"
+
+
+def test_page_marks_follow_paragraphs_through_dropping_and_splitting() -> None:
+    paper = Paper(
+        paper_id="p",
+        source_file="x.pdf",
+        sha256="0" * 64,
+        title="Zircon ages",
+        abstract="We date zircon.",
+        abstract_page=1,
+        sections=[
+            Section(
+                heading="Methods",
+                paragraphs=[
+                    "Page header",
+                    "Zircons were dated by LA-ICP-MS.\n\nStandards were run.",
+                    "Page header",
+                ],
+                paragraph_pages=[2, 2, 3],
+            ),
+            Section(heading="Results", paragraphs=["Ages are 410 ± 4 Ma."], paragraph_pages=[3]),
+        ],
+        captions=[Caption(kind="figure", label="1", text="Map of the area.", page=2)],
+    )
+    cleaned = clean_paper(paper)
+    text = cleaned.text
+
+    def page_of(snippet: str) -> int:
+        at = text.index(snippet)
+        return [page for offset, page in cleaned.page_marks if offset <= at][-1]
+
+    assert page_of("We date zircon") == 1
+    assert page_of("Zircons were dated") == 2 and page_of("Standards were run") == 2  # split keeps the page
+    assert page_of("Ages are 410 ± 4 Ma") == 3
+    assert page_of("Figure 1. Map") == 2  # captions come after the body, pages need not increase
+    assert "Page header" not in text  # the repeated header went, and with it its page
+    offsets = [offset for offset, _ in cleaned.page_marks]
+    assert offsets == sorted(offsets)
+
+
+def test_no_coordinates_no_page_marks(grobid_samples: Path) -> None:
+    """This GROBID sample was made without teiCoordinates: pages are unknown, not guessed."""
+    paper = paper_from_tei(grobid_samples / "N18-3011.grobid-0.6.1.tei.xml")
+    assert clean_paper(paper).page_marks == []

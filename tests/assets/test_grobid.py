@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from geo_assets.ingest.grobid import GrobidClient
+from geo_assets.ingest.grobid import PAGE_COORDINATES, GrobidClient
 from geo_assets.ingest.tei import tei_to_paper
 from geo_rag_runtime.errors import PdfError, ServiceError, ServiceUnavailableError
 
@@ -131,7 +131,9 @@ def test_process_fulltext_returns_the_tei_and_sends_a_grobid_shaped_request(grob
     assert fields["input"]["type"] == "application/pdf"
     assert fields["consolidateHeader"] == ["1"]
     assert fields["includeRawCitations"] == ["1"]
-    assert "teiCoordinates" not in fields and "segmentSentences" not in fields
+    assert "segmentSentences" not in fields
+    # coordinates of paragraphs, sentences, heads and figures (the pages), the field once per element
+    assert fields["teiCoordinates"] == ["p", "s", "head", "figure"] == list(PAGE_COORDINATES)
     paper = tei_to_paper(tei, paper_id="p1", source_file=pdf.name, sha256="0" * 64)
     assert paper.title == "Construction of the Literature Graph in Semantic Scholar"
     assert paper.tei_producer == "GROBID 0.6.1"
@@ -145,6 +147,17 @@ def test_options_map_to_grobid_form_fields(grobid, pdf) -> None:
     assert "consolidateHeader" not in fields
     assert fields["segmentSentences"] == ["1"]
     assert "p" in fields["teiCoordinates"] and "biblStruct" in fields["teiCoordinates"]
+    assert set(PAGE_COORDINATES) <= set(fields["teiCoordinates"])
+
+
+@pytest.mark.parametrize(
+    ("setting", "sent"),
+    [(False, None), (("p", "figure", "p"), ["p", "figure"]), ("head", ["head"])],
+)
+def test_tei_coordinates_can_be_narrowed_or_switched_off(grobid, pdf, setting, sent) -> None:
+    url, state = grobid
+    GrobidClient(url, tei_coordinates=setting).process_fulltext(pdf)
+    assert state.posts[0]["fields"].get("teiCoordinates") == sent
 
 
 def test_busy_server_is_retried_with_backoff_then_succeeds(grobid, pdf) -> None:

@@ -141,3 +141,27 @@ def test_no_server_means_no_llm(knowledge_base: KnowledgeBase, tmp_path: Path) -
     with pytest.raises(ServiceError):
         LLMClient(settings, model="x", base_url="http://127.0.0.1:9/v1").complete("s", "u", max_tokens=1)
     assert json.loads(json.dumps(local_llm.status(settings)))  # serializable for /health
+
+
+def test_http_streams_drafts_then_the_cited_answer(
+    knowledge_base: KnowledgeBase, server: local_llm.ServerState
+) -> None:
+    from fastapi.testclient import TestClient
+
+    from geo_rag_runtime.server import create_app
+    from geo_rag_runtime.service import RagService
+
+    settings = knowledge_base.settings(local_llm=True)
+    app = create_app(settings, service=RagService(settings))
+    with TestClient(app) as client:
+        response = client.post("/ask", json={"question": MAGNETITE, "stream": True})
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
+    events = []
+    for block in response.text.strip().split("\n\n"):
+        kind, data = (line.split(": ", 1)[1] for line in block.splitlines())
+        events.append((kind, json.loads(data)))
+    kinds = [kind for kind, _ in events]
+    assert kinds[-1] == "answer" and set(kinds[:-1]) == {"draft"} and len(kinds) > 2
+    answer = events[-1][1]
+    assert answer["generator"] == local_llm.MODEL_NAME and answer["citations"]
+    assert "".join(data["text"] for kind, data in events[:-1]).strip()

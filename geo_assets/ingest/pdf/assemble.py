@@ -21,7 +21,7 @@ from geo_assets.ingest.pdf.headings import (
     norm_head,
 )
 from geo_assets.ingest.pdf.hyphenation import join_lines
-from geo_assets.ingest.pdf.layout import Line, clean_text
+from geo_assets.ingest.pdf.layout import Line, clean_text, coords
 from geo_assets.ingest.pdf.references import parse_reference, split_references
 
 _ABSTRACT_RUNIN = re.compile(r"^(?:abstract|summary)\s*[.:—–]\s*", re.IGNORECASE)
@@ -37,12 +37,14 @@ def assemble(
 
     def end_front() -> None:
         if not doc.abstract:  # no "Abstract" label: the long paragraphs before the body (PNAS)
-            doc.abstract = [p for p in front_paragraphs if len(p.split()) >= 40][:3]
+            long = [(p, box) for p, box in front_paragraphs if len(p.split()) >= 40][:3]
+            doc.abstract = [p for p, _ in long]
+            doc.abstract_coords = [box for _, box in long]
 
     state = "front"  # front | abstract | body | skip | refs
     label = ""  # a structured-abstract lead-in ("Methods:") waiting for its paragraph
     section: Section | None = None
-    front_paragraphs: list[str] = []
+    front_paragraphs: list[tuple[str, str]] = []  # text, coords
     ref_lines: list[Line] = []
     for block in blocks:
         first = block.lines[0]
@@ -74,7 +76,9 @@ def assemble(
                 continue  # author lines or figure labels between "Abstract" and its text
             end_front()
             kind = "back" if norm in BACK_HEADS or norm.startswith("appendi") else "body"
-            section = Section(heading=text, number=block.head_number, kind=kind)
+            section = Section(
+                heading=text, number=block.head_number, kind=kind, head_coords=coords(block.lines)
+            )
             doc.sections.append(section)
             state = "body"
             continue
@@ -84,7 +88,7 @@ def assemble(
             continue
         if block.kind == "keywords":
             _read_keywords(doc, block, vocab, hyphenated)
-            long_front = any(len(p.split()) >= 40 for p in front_paragraphs)
+            long_front = any(len(p.split()) >= 40 for p, _ in front_paragraphs)
             if state in ("front", "abstract") and (doc.abstract or long_front):
                 end_front()
                 state = "body"  # keywords close the front matter (PNAS has no first head)
@@ -96,8 +100,10 @@ def assemble(
                 kind = "table" if match.group("kind").lower().startswith("tab") else "figure"
                 label = f"{'Table' if kind == 'table' else 'Figure'} {match.group('num')}"
                 doc.captions.append((kind, label, text[match.end() :].strip(" .:|—–-") or text))
+                doc.caption_coords.append(coords(block.lines))
             continue
         text = text_of(block)
+        box = coords(block.lines)
         size = statistics.median(ln.size for ln in block.lines)
         if state == "front":
             lead = _ABSTRACT_RUNIN.match(text)
@@ -105,7 +111,7 @@ def assemble(
                 state, text = "abstract", text[lead.end() :]
             else:
                 if abs(size - body_size) <= 1.5 and first.page == 1:
-                    front_paragraphs.append(text)
+                    front_paragraphs.append((text, box))
                 continue
         letters = sum(c.isalpha() for c in text)
         if letters < 20 or letters < 0.4 * len(text):
@@ -113,6 +119,7 @@ def assemble(
         if state == "abstract":
             if not doc.abstract or abs(size - body_size) <= 1.5:
                 doc.abstract.append(f"{label} {text}" if label else text)
+                doc.abstract_coords.append(box)
             label = ""
             continue
         if abs(size - body_size) > (1.5 if section is not None and section.kind == "back" else 0.6):
@@ -122,8 +129,10 @@ def assemble(
             doc.sections.append(section)
         if section.paragraphs and _continues(section.paragraphs[-1], text):
             section.paragraphs[-1] = join_lines([section.paragraphs[-1], text], vocab, hyphenated)
+            section.paragraph_coords[-1] = ";".join(b for b in (section.paragraph_coords[-1], box) if b)
         else:
             section.paragraphs.append(text)
+            section.paragraph_coords.append(box)
 
     for entry in split_references(ref_lines):
         text = join_lines([ln.text for ln in entry], vocab, hyphenated, refs=True)

@@ -5,7 +5,8 @@ A ``Line`` is a horizontal run of glyphs within one column and the unit of every
 ask about raised glyphs (affiliation markers after author names) and bold lead-ins (run-in heads).
 Text cleaning lives here because a line's text is computed from its glyphs: ligatures are
 expanded, ``(cid:N)`` codes (fonts without a Unicode map) and soft hyphens are dropped, and
-whitespace is collapsed.
+whitespace is collapsed. So does ``coords``, the GROBID-style position of a group of lines that the
+TEI carries on paragraphs, heads and captions (where a passage is printed: page and box).
 """
 
 import re
@@ -123,3 +124,28 @@ def _glyph_text(glyphs: Sequence[Glyph]) -> str:
 def clean_text(text: str) -> str:
     text = _CID.sub("", text.translate(_LIGATURES)).replace("\u00ad", "")
     return re.sub(r"\s+", " ", text).strip()
+
+
+def coords(lines: Sequence[Line]) -> str:
+    """GROBID-style ``coords`` of some lines: ``"page,x,y,w,h;..."`` (1-based page, PDF points, origin
+    top-left), one box around each run of consecutive lines on the same page and in the same column;
+    "" for no lines."""
+    boxes: list[str] = []
+    group: list[Line] = []
+
+    def flush() -> None:
+        if group:
+            x0, x1 = min(ln.x0 for ln in group), max(ln.x1 for ln in group)
+            top, bottom = min(ln.top for ln in group), max(ln.bottom for ln in group)
+            boxes.append(f"{group[0].page},{x0:.2f},{top:.2f},{x1 - x0:.2f},{bottom - top:.2f}")
+            group.clear()
+
+    for line in lines:
+        if group:
+            last = group[-1]
+            moved = (line.page, line.col, line.spanning) != (last.page, last.col, last.spanning)
+            if moved or line.top < last.top - 0.5 * line.size:  # a new page, column, or back up the page
+                flush()
+        group.append(line)
+    flush()
+    return ";".join(boxes)

@@ -4,6 +4,11 @@ Writes the elements and attributes GROBID writes for the same content, so that o
 (``geo_assets.ingest.tei``) reads both producers. The header's ``appInfo`` names this parser
 (``EMBEDDED_PRODUCER``/``EMBEDDED_VERSION``) and the pdfplumber version, which is how a stored
 TEI records what produced it.
+
+Paragraphs (body and abstract), heads and figures carry GROBID's ``coords`` attribute (what
+GROBID writes when asked for ``teiCoordinates``): ``"page,x,y,w,h"`` boxes joined by ``;``, the
+page 1-based, x/y/width/height in PDF points from the page's top-left corner; one box per page and
+column run of the element's lines.
 """
 
 import pdfplumber
@@ -34,6 +39,12 @@ def _pers_name(parent: etree._Element, name: str) -> None:
     for forename in parts[:-1]:
         _el(pers, "forename", forename, type="first" if forename == parts[0] else "middle")
     _el(pers, "surname", parts[-1])
+
+
+def _boxes(coords: list[str], count: int) -> list[dict[str, str]]:
+    """``coords`` attributes for ``count`` elements (none where a position is unknown)."""
+    padded = coords[:count] + [""] * (count - len(coords))
+    return [{"coords": box} if box else {} for box in padded]
 
 
 def to_tei(doc: Document) -> str:
@@ -75,8 +86,8 @@ def to_tei(doc: Document) -> str:
     abstract = _el(profile, "abstract")
     if doc.abstract:
         div = _el(abstract, "div")
-        for paragraph in doc.abstract:
-            _el(div, "p", paragraph)
+        for paragraph, box in zip(doc.abstract, _boxes(doc.abstract_coords, len(doc.abstract)), strict=True):
+            _el(div, "p", paragraph, **box)
 
     text = _el(root, "text")
     text.set(f"{{{XML_NS}}}lang", "en")
@@ -92,12 +103,17 @@ def to_tei(doc: Document) -> str:
             head = _el(div, "head", section.heading)
             if section.number:
                 head.set("n", section.number)
-        for paragraph in section.paragraphs:
-            _el(div, "p", paragraph)
-    for index, (kind, label, caption) in enumerate(doc.captions):
+            if section.head_coords:
+                head.set("coords", section.head_coords)
+        boxes = _boxes(section.paragraph_coords, len(section.paragraphs))
+        for paragraph, box in zip(section.paragraphs, boxes, strict=True):
+            _el(div, "p", paragraph, **box)
+    captions = zip(doc.captions, _boxes(doc.caption_coords, len(doc.captions)), strict=True)
+    for index, ((kind, label, caption), box) in enumerate(captions):
         attrs = {"xml_id": f"{'tab' if kind == 'table' else 'fig'}_{index}"}
         if kind == "table":
             attrs["type"] = "table"
+        attrs.update(box)
         figure = _el(body, "figure", **attrs)
         _el(figure, "head", label)
         _el(figure, "label", label.split()[-1])
