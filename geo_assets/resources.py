@@ -112,10 +112,15 @@ class LLMResource(dg.ConfigurableResource):
     geo: GeoRagResource
     model: str | None = None
 
-    def client(self) -> Any:
+    def client(self, purpose: str = "answers") -> Any:
+        """The LLM for ``purpose``; ingest purposes ("triples", "queries") are opt-in
+        (``GEO_RAG_LLM_INGEST``), so a running local server never slows a plain ingest down."""
         from geo_rag_runtime.llm import get_llm
 
-        return get_llm(self.geo.settings(), model=self.model)
+        settings = self.geo.settings()
+        if purpose != "answers" and purpose not in settings.llm_ingest:
+            return None
+        return get_llm(settings, model=self.model)
 
 
 def default_resources(home: str | None = None, papers: str | None = None) -> dict[str, Any]:

@@ -83,6 +83,11 @@ class Settings(BaseSettings):
         "list); empty = their deterministic versions. On 2 CPU cores LLM compression of five 512-token "
         "passages took 131 s, so none is on by default until measured better on the dev set",
     )
+    llm_ingest: list[Literal["triples", "queries"]] = Field(
+        default_factory=list,
+        description="ingest stages that ask the LLM: triple extraction, synthetic queries (JSON list); "
+        "empty = the rule extractor and the templates",
+    )
     answer_max_tokens: int = 160
     evidence_sentences: int = 10
     evidence_token_budget: int = 450

@@ -31,7 +31,7 @@ def triples(
 
     with documents.open() as store:
         items = store.get_chunks(chunks["chunk_ids"])
-        extracted = extract_triples_with(items, llm=llm.client())
+        extracted = extract_triples_with(items, llm=llm.client("triples"))
         store.replace_triples(chunks["paper_id"], extracted)
     types = set(load_vocabulary().types)
     outside = [t.triple_id for t in extracted if t.head_type not in types or t.tail_type not in types]

@@ -44,7 +44,7 @@ def synthetic_queries(geo: GeoRagResource, documents: DocumentStoreResource, llm
         from_graph = _graph_entities(store)
     for entity_type, names in from_graph.items():
         entities.setdefault(entity_type, set()).update(names)
-    frame = generate_synthetic_queries({t: sorted(n) for t, n in entities.items()}, llm=llm.client())
+    frame = generate_synthetic_queries({t: sorted(n) for t, n in entities.items()}, llm=llm.client("queries"))
     paths = write_query_dataset(frame, geo.settings().path("queries"))
     version = dataset_version(frame)
     counts = frame["label"].value_counts().sort_index()

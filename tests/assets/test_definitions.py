@@ -74,3 +74,16 @@ def test_jobs_sensor_and_schedule_resolve() -> None:
         "evaluation_dataset",
         "evaluation_results",
     }
+
+
+def test_ingest_asks_an_llm_only_when_opted_in(geo_home, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from geo_assets.resources import GeoRagResource, LLMResource
+    from geo_rag_runtime.llm import LLMClient
+
+    monkeypatch.setenv("GEO_RAG_LLM_MODEL", "some-model")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://llm.invalid/v1")
+    resource = LLMResource(geo=GeoRagResource())
+    assert isinstance(resource.client("answers"), LLMClient)
+    assert resource.client("triples") is None and resource.client("queries") is None
+    monkeypatch.setenv("GEO_RAG_LLM_INGEST", '["triples"]')
+    assert isinstance(resource.client("triples"), LLMClient) and resource.client("queries") is None
