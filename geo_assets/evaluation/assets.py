@@ -19,6 +19,7 @@ from pydantic import Field
 from geo_assets.resources import GeoRagResource
 from geo_assets.versions import latest_versions
 from geo_rag_runtime.models import QUERY_TYPES
+from geo_rag_runtime.prompts import PROMPT_SET_VERSION
 
 # what the answers depend on: the routing model, the graph and the vectors (all materialized assets)
 UPSTREAM_ASSETS = ("query_classifier", "knowledge_graph", "chunk_embeddings")
@@ -133,6 +134,7 @@ def evaluation_results(
     headline = {f"{r.system}/{r.metric}": dg.MetadataValue.float(float(r.mean)) for r in overall.itertuples()}
     metadata: dict[str, Any] = {
         "run_id": run.run_id,
+        "prompt_set_version": PROMPT_SET_VERSION,
         "output_folder": dg.MetadataValue.path(str(run.folder)),
         "per_type": dg.MetadataValue.md(run.summary_markdown),
         "questions": len(questions),

@@ -7,6 +7,7 @@ import dagster as dg
 
 from geo_assets.partitions import papers_partitions
 from geo_assets.resources import DocumentStoreResource, GraphStoreResource, LLMResource
+from geo_rag_runtime.prompts import EXTRACT_TRIPLES, PROMPT_SET_VERSION
 
 
 @dg.asset(
@@ -48,6 +49,8 @@ def triples(
             "entities": len(entities),
             "relations": dg.MetadataValue.json(dict(by_relation)),
             "extractors": dg.MetadataValue.json(dict(by_extractor)),
+            "prompt": EXTRACT_TRIPLES.id,  # used when GEO_RAG_LLM_INGEST opts into LLM extraction
+            "prompt_set_version": PROMPT_SET_VERSION,
         },
     )
 

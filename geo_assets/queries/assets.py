@@ -10,6 +10,7 @@ from geo_assets.graph.assets import knowledge_graph
 from geo_assets.resources import DocumentStoreResource, GeoRagResource, LLMResource
 from geo_rag_runtime import contract
 from geo_rag_runtime.models import QUERY_TYPES
+from geo_rag_runtime.prompts import PROMPT_SET_VERSION, WRITE_QUERIES
 
 
 def _graph_entities(store: Any) -> dict[str, set[str]]:
@@ -55,6 +56,8 @@ def synthetic_queries(geo: GeoRagResource, documents: DocumentStoreResource, llm
             "rows": len(frame),
             "labels": dg.MetadataValue.json({str(k): int(v) for k, v in counts.items()}),
             "generators": dg.MetadataValue.json(frame["generator"].value_counts().to_dict()),
+            "prompt": WRITE_QUERIES.id,  # used when GEO_RAG_LLM_INGEST opts into LLM-written queries
+            "prompt_set_version": PROMPT_SET_VERSION,
             "graph_entities": sum(len(v) for v in from_graph.values()),
             "dataset_version": version,
             "csv": dg.MetadataValue.path(str(paths["csv"])),
