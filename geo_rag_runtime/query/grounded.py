@@ -34,7 +34,7 @@ from geo_rag_runtime.query.generation import NOT_FOUND, Candidate, ExtractiveGen
 from geo_rag_runtime.query.relevance import RelevanceScorer
 from geo_rag_runtime.stores.protocols import ChatModel
 
-__all__ = ["GroundedGenerator", "Attribution", "attribute_sentences"]
+__all__ = ["GroundedGenerator", "Attribution", "attribute_sentences", "content_words", "split_answer"]
 
 _NUMBER = re.compile(r"(?<![\w.])[-−+]?\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -119,7 +119,8 @@ class Attribution:
     cosine: float
 
 
-def _content_words(text: str) -> set[str]:
+def content_words(text: str) -> set[str]:
+    """Case-folded words of two or more letters that are not stop words."""
     return {w.casefold() for w in _WORD.findall(text) if w.casefold() not in _STOP and len(w) > 1}
 
 
@@ -142,12 +143,12 @@ def attribute_sentences(
     sims = cosine(sentences, evidence) if cosine is not None and sentences and evidence else None
     out = []
     for i, sentence in enumerate(sentences):
-        words, numbers = _content_words(sentence), _numbers(sentence)
+        words, numbers = content_words(sentence), _numbers(sentence)
         best: tuple[float, float, int] | None = None
         for j, source in enumerate(evidence):
             if not numbers <= _numbers(source):
                 continue  # a number the evidence does not state is never supported
-            overlap = len(words & _content_words(source)) / len(words) if words else 0.0
+            overlap = len(words & content_words(source)) / len(words) if words else 0.0
             sim = sims[i][j] if sims is not None else 0.0
             if overlap >= SUPPORT_OVERLAP or sim >= SUPPORT_COSINE:
                 score = (max(overlap, sim), sim, -j)
@@ -157,7 +158,7 @@ def attribute_sentences(
             out.append(Attribution(sentence, None, 0.0, 0.0))
         else:
             j = -best[2]
-            overlap = len(words & _content_words(evidence[j])) / len(words) if words else 0.0
+            overlap = len(words & content_words(evidence[j])) / len(words) if words else 0.0
             out.append(Attribution(sentence, j, round(overlap, 3), round(best[1], 3)))
     return out
 

@@ -159,6 +159,64 @@ def test_captions_and_references(papers: dict[str, Paper]) -> None:
     )
 
 
+_BOX = r"\d+,\d+\.\d\d,\d+\.\d\d,\d+\.\d\d,\d+\.\d\d"
+COORDS = re.compile(rf"{_BOX}(?:;{_BOX})*")
+
+
+def test_paragraphs_heads_and_captions_carry_grobid_coords(teis: dict[str, str]) -> None:
+    root = etree.fromstring(teis[GEOCHRON].encode())
+    elements = (
+        root.findall("t:teiHeader/t:profileDesc/t:abstract/t:div/t:p", NS)
+        + root.findall("t:text//t:div/t:p", NS)
+        + root.findall("t:text//t:div/t:head", NS)
+        + root.findall("t:text/t:body/t:figure", NS)
+    )
+    assert len(elements) > 50
+    for element in elements:
+        assert COORDS.fullmatch(element.get("coords") or ""), etree.tostring(element)[:120]
+    # GROBID's order and format: the page, then x, y (from the top), width, height in points
+    page, x, y, width, height = (float(v) for v in elements[0].get("coords", "").split(";")[0].split(","))
+    assert page == 1 and 0 < x < 612 and 0 < y < 792 and width > 100 and height > 0
+
+
+def test_pages_of_paragraphs_abstract_and_captions(
+    papers: dict[str, Paper], teis: dict[str, str], sample_papers: Path
+) -> None:
+    paper = papers[GEOCHRON]
+
+    def squash(text: str) -> str:  # pdfplumber's page text sometimes runs words together
+        return re.sub(r"[^a-z0-9]+", "", text.lower())
+
+    with pdfplumber.open(sample_papers / GEOCHRON) as pdf:
+        page_texts = [squash(page.extract_text() or "") for page in pdf.pages]
+    body_divs = len(etree.fromstring(teis[GEOCHRON].encode()).findall("t:text/t:body/t:div", NS))
+    body = paper.sections[:body_divs]
+    assert body_divs >= 6 and all(len(s.paragraph_pages) == len(s.paragraphs) for s in paper.sections)
+    pages = [page for section in body for page in section.paragraph_pages]
+    assert all(page is not None and 1 <= page <= len(page_texts) for page in pages)
+    assert pages == sorted(pages)  # non-decreasing in reading order
+    assert pages[0] == 1 and pages[-1] == 5
+    assert paper.abstract_page == 1
+    assert squash(" ".join(paper.abstract.split()[:7])) in page_texts[0]
+
+    def printed_on(text: str) -> list[int]:
+        return [number for number, page in enumerate(page_texts, start=1) if squash(text) in page]
+
+    # paragraphs picked by their text: the page of the paragraph is where pdfplumber finds it
+    for opening in (
+        "In the case of K–Ca dating, the inverse approach",
+        "The logarithmic transformation is necessary",
+        "As an example, consider the Re–Os dataset of Morelli",
+    ):
+        section, index = next(
+            (s, i) for s in paper.sections for i, p in enumerate(s.paragraphs) if p.startswith(opening)
+        )
+        assert printed_on(opening) == [section.paragraph_pages[index]]
+    assert [c.page for c in paper.captions] == [2, 4, 5]
+    for caption in paper.captions:
+        assert caption.page in printed_on(caption.text[:50])
+
+
 @pytest.mark.parametrize(
     ("lines", "joined"),
     [

@@ -7,6 +7,7 @@ import json
 import re
 from pathlib import Path
 
+import pdfplumber
 import pytest
 
 from geo_assets.ingest.pdf import pdf_to_tei
@@ -92,6 +93,70 @@ def test_demarchis_061_and_081_agree(samples: dict[str, Paper]) -> None:
     assert len(old.references) == len(new.references) == 49
     assert old.references[0].doi == new.references[0].doi == "10.1186/2040-7378-6-9"
     assert (old.tei_producer, new.tei_producer) == ("GROBID 0.6.1", "GROBID 0.8.1")
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "", text.lower())
+
+
+def test_grobid_081_pages_where_coords_exist(samples: dict[str, Paper], grobid_samples: Path) -> None:
+    """This GROBID 0.8.1 run asked coordinates for figures and formulas but not for p/s/head: the
+    figures' and the div-level formulas' pages are read, every other paragraph's page is None."""
+    paper = samples["DeMarchis2016_JNER_0046d83a.grobid-0.8.1"]
+    assert all(len(s.paragraph_pages) == len(s.paragraphs) for s in paper.sections)
+    dated = [
+        (s.heading, text[:4], page)
+        for s in paper.sections
+        for text, page in zip(s.paragraphs, s.paragraph_pages, strict=True)
+        if page
+    ]
+    assert dated == [("Data analysis", "Fext", 4), ("Data analysis", "S ¼ ", 4)]
+    assert paper.abstract_page is None  # the abstract's <p> has no coords
+    assert [(c.label, c.page) for c in paper.captions] == [("Fig. 1", 3), ("Fig. 3", 6)]
+    with pdfplumber.open(grobid_samples / "DeMarchis2016_JNER_0046d83a.pdf") as pdf:
+        page_3 = _norm(pdf.pages[2].extract_text() or "")
+    assert _norm("Multi-contact set-up visualized for the left arm") in page_3  # where Fig. 1 is printed
+
+
+def test_tei_without_coords_has_no_pages(samples: dict[str, Paper]) -> None:
+    for stem in ("N18-3011.grobid-0.6.1", "2020.acl-main.207.grobid-0.6.1"):
+        paper = samples[stem]
+        assert paper.sections and all(s.paragraph_pages == [] for s in paper.sections)
+        assert paper.abstract_page is None
+        assert all(c.page is None for c in paper.captions)
+
+
+def test_pages_from_p_and_sentence_coords() -> None:
+    """GROBID 0.8 puts coords on <s> when sentences are segmented, on <p> otherwise; a paragraph
+    without either gets None, aligned with its text."""
+    abstract = (
+        '<profileDesc><abstract><div><p><s coords="1,72.0,300.5,451.2,9.9;1,72,312,400,9.9">Basalts '
+        "erupted.</s></p></div></abstract></profileDesc>"
+    )
+    body = (
+        '<div><head n="1" coords="2,72,80,100,12">Methods</head>'
+        '<p><s coords="2,72.00,100.00,451.28,9.96">First.</s><s coords="3,72,90,300,9.9">Second.</s></p>'
+        "<p>No coordinates.</p>"
+        '<p coords="3,310.5,120.0,230.1,9.96;4,72,90,230,9.9">Across a page break.</p>'
+        '<formula coords="4,80,200,300,20">Δt = t1 − t2 (1)</formula></div>'
+        "<div><head>Headless</head><p>Nothing here either.</p></div>"
+        '<figure xml:id="fig_0" coords="5,72,400,451,120"><head>Figure 1</head><figDesc>Map.</figDesc></figure>'
+        '<figure type="table"><head>Table 1</head><figDesc coords="6,72,90,451,9">Ages.</figDesc></figure>'
+        "<figure><head>Figure 2</head><figDesc>No position.</figDesc></figure>"
+    )
+    paper = tei_to_paper(_tei(body, header_extra=abstract), paper_id="p", source_file="syn.xml", sha256=SHA)
+    first, second = paper.sections
+    assert first.paragraphs == [
+        "First. Second.",
+        "No coordinates.",
+        "Across a page break.",
+        "Δt = t1 − t2 (1)",
+    ]
+    assert first.paragraph_pages == [2, None, 3, 4]
+    assert [first.page_of(i) for i in range(5)] == [2, None, 3, 4, None]
+    assert second.paragraph_pages == [None]
+    assert paper.abstract_page == 1
+    assert [c.page for c in paper.captions] == [5, 6, None]
 
 
 def test_tei_producer_reads_the_application(grobid_samples: Path) -> None:
@@ -206,6 +271,13 @@ def test_embedded_tei_round_trip(name: str, round_trips: dict[str, Paper]) -> No
     text = " ".join(p for s in paper.sections for p in s.paragraphs)
     assert "Introduction" in [s.heading for s in paper.sections]
     assert len(text) > 10_000
+    # the embedded TEI carries coords: every paragraph has its page, in reading order
+    pages = [page for s in paper.sections for page in s.paragraph_pages]
+    assert all(len(s.paragraph_pages) == len(s.paragraphs) for s in paper.sections)
+    assert all(isinstance(page, int) and page >= 1 for page in pages)
+    assert pages == sorted(pages) and pages[-1] > pages[0]
+    assert paper.abstract_page == 1
+    assert paper.captions and all(c.page for c in paper.captions)
 
 
 def test_embedded_front_matter(round_trips: dict[str, Paper]) -> None:

@@ -37,7 +37,8 @@ Modules, in dependency order (each imports only modules listed before it):
 - ``document``: the analysed document (dataclasses);
 - ``metadata``: step 4, title, authors, DOI and year from page 1;
 - ``assemble``: step 5, blocks → abstract, keywords, sections, captions, reference lines;
-- ``tei``: the document → GROBID-shaped TEI XML;
+- ``tei``: the document → GROBID-shaped TEI XML, with GROBID's ``coords`` (page and box) on
+  paragraphs, heads and figures;
 - ``analyse``: runs the steps on an opened PDF.
 """
 
