@@ -20,6 +20,7 @@ from geo_rag_runtime.errors import QueryError, StoreError
 from geo_rag_runtime.models import QUERY_TYPES
 from tests.runtime.knowledge_base import (
     MAGNETITE,
+    REPO,
     ZIRCON,
     KnowledgeBase,
     assert_contract,
@@ -319,3 +320,20 @@ def test_grounded_answer_abstains_when_the_model_finds_no_evidence(knowledge_bas
     answer = RagService(settings, llm=mock_llm(settings, handler)).ask(MAGNETITE)
     assert answer.answer == "Not found in the corpus." and answer.citations == []
     assert any("no evidence sentence" in note for note in answer.notes)
+
+
+def test_citations_name_the_pdf_pages(service: Any, knowledge_base: KnowledgeBase) -> None:
+    """Pages travel from the embedded parser's coordinates through chunks into contexts and citations."""
+    import pypdf
+
+    from geo_rag_runtime.cli import format_answer
+
+    answer = service.ask(MAGNETITE, category="explicit_fact")
+    assert answer.citations
+    for citation in answer.citations:
+        n_pages = len(pypdf.PdfReader(REPO / "data" / "papers" / citation.source_file).pages)
+        assert citation.page_start is not None and citation.page_end is not None, citation
+        assert 1 <= citation.page_start <= citation.page_end <= n_pages
+    for item in answer.contexts["VectorRAG_Context"].values():
+        assert item["page_start"] is not None
+    assert "p. " in format_answer(answer)
