@@ -207,6 +207,15 @@ def endpoint(settings: Settings) -> ServerState | None:
     return state
 
 
+def _port_free(host: str, port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
 def _free_port(host: str) -> int:
     with socket.socket() as probe:
         probe.bind((host, 0))
@@ -223,6 +232,8 @@ def start(
         return running
     path = pull(settings)
     chosen = port if port is not None else settings.local_llm_port or _free_port(host)
+    if port is None and not _port_free(host, chosen):  # another home's server (or anything else) has it
+        chosen = _free_port(host)
     log_path = settings.path("llm") / "server.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}

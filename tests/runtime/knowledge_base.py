@@ -205,10 +205,15 @@ def assert_contract(answer: Answer, kb: KnowledgeBase) -> dict[str, Any]:
         assert item["text"] and item["provenance"]
         assert all(p["chunk_id"] in kb.chunks for p in item["provenance"])
     for citation in payload["citations"]:
-        assert set(citation) == {"paper_id", "chunk_id", "source_file", "title"}
+        assert set(citation) == {"paper_id", "chunk_id", "source_file", "title", "page_start", "page_end"}
         chunk = kb.chunks[citation["chunk_id"]]  # a real chunk of the knowledge base
         assert citation["paper_id"] == chunk.paper_id
         assert citation["source_file"] == chunk.source_file
+        if citation["page_start"] is not None:  # the pages of the cited text (a stitched passage may span
+            # several overlapping windows of the paper): they include the named chunk's own pages
+            assert chunk.page_start is not None and chunk.page_end is not None
+            assert 1 <= citation["page_start"] <= citation["page_end"]
+            assert citation["page_start"] <= chunk.page_end and citation["page_end"] >= chunk.page_start
     return payload
 
 

@@ -104,7 +104,9 @@ def test_a_timeout_falls_back_to_the_extractive_answer(
     assert answer.citations
 
 
-def test_a_killed_server_falls_back_and_is_forgotten(knowledge_base: KnowledgeBase, tmp_path: Path) -> None:
+def test_a_killed_server_falls_back_and_is_forgotten(
+    knowledge_base: KnowledgeBase, server: local_llm.ServerState, tmp_path: Path
+) -> None:
     """A second server on another home, killed with SIGKILL while the service holds its client."""
     from geo_rag_runtime.service import RagService
 
@@ -165,3 +167,27 @@ def test_http_streams_drafts_then_the_cited_answer(
     answer = events[-1][1]
     assert answer["generator"] == local_llm.MODEL_NAME and answer["citations"]
     assert "".join(data["text"] for kind, data in events[:-1]).strip()
+
+
+def test_a_busy_default_port_moves_the_server_elsewhere(
+    knowledge_base: KnowledgeBase, tmp_path: Path
+) -> None:
+    """Another home's server (here: a plain socket) holds the default port: start picks a free one."""
+    import socket
+
+    home = tmp_path / "busy"
+    models = home / "models"
+    models.mkdir(parents=True)
+    source = local_llm.model_path(knowledge_base.settings())
+    os.link(source, models / source.name)
+    (models / source.with_suffix(".sha256").name).write_text(source.with_suffix(".sha256").read_text())
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        busy = holder.getsockname()[1]
+        settings = knowledge_base.settings(home=home, local_llm=True, local_llm_port=busy)
+        try:
+            state = local_llm.start(settings)
+            assert state.port != busy and local_llm.status(settings)["server"]["healthy"]
+        finally:
+            local_llm.stop(settings)

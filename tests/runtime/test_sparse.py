@@ -89,8 +89,11 @@ def test_persistence_round_trip_and_records(geo_home: Path, real: dict[str, list
         "ordinal": source.ordinal,
         "char_start": source.char_start,
         "char_end": source.char_end,
+        "page_start": source.page_start,
+        "page_end": source.page_end,
         "text": source.text,
     }
+    assert source.page_start is not None  # the embedded parser's coordinates reached the chunk
     assert source.source_file == rc.PEASE
     assert reopened.records(["no-such-chunk"]) == []
     assert index.last_build_s is not None  # the build is timed (scripts/bench_retrieval.py reports it)

@@ -78,6 +78,8 @@ def test_upsert_is_idempotent_and_query_returns_the_chunk(
             "ordinal": target.ordinal,
             "char_start": target.char_start,
             "char_end": target.char_end,
+            "page_start": target.page_start,
+            "page_end": target.page_end,
         }
     ]
 
