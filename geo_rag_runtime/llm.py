@@ -83,6 +83,11 @@ class LLMClient:
             )
         return kwargs
 
+    @property
+    def _api_errors(self) -> tuple[type[Exception], ...]:
+        """The openai client's errors that ``_errors`` maps (timeouts, connection, HTTP status)."""
+        return (self._openai.APITimeoutError, self._openai.APIConnectionError, self._openai.APIStatusError)
+
     def _errors(self, exc: Exception) -> Exception:
         if isinstance(exc, (self._openai.APITimeoutError, self._openai.APIConnectionError)):
             return ServiceUnavailableError(f"LLM endpoint not reachable or timed out: {exc}")
@@ -105,11 +110,7 @@ class LLMClient:
             response = self._client.chat.completions.create(
                 **self._request(system, user, max_tokens, json_schema)
             )
-        except (
-            self._openai.APITimeoutError,
-            self._openai.APIConnectionError,
-            self._openai.APIStatusError,
-        ) as exc:
+        except self._api_errors as exc:
             raise self._errors(exc) from exc
         if not response.choices:
             raise ServiceError("LLM returned no choices")
@@ -125,11 +126,7 @@ class LLMClient:
             for chunk in chunks:
                 if chunk.choices and chunk.choices[0].delta.content:
                     yield chunk.choices[0].delta.content
-        except (
-            self._openai.APITimeoutError,
-            self._openai.APIConnectionError,
-            self._openai.APIStatusError,
-        ) as exc:
+        except self._api_errors as exc:
             raise self._errors(exc) from exc
 
     def complete_json(
