@@ -74,6 +74,7 @@ def test_report_shapes(small_result: ct.TrainingResult, seed_queries: pd.DataFra
     assert [row["threshold"] for row in small_result.confidence] == list(ct.CONFIDENCE_THRESHOLDS)
 
 
+@pytest.mark.slow  # trains twice
 def test_training_is_deterministic(
     small_train: pd.DataFrame, seed_queries: pd.DataFrame, small_result: ct.TrainingResult
 ) -> None:
@@ -99,6 +100,7 @@ def test_test_split_rows_are_removed_from_training(seed_queries: pd.DataFrame) -
     assert not set(seed_queries["query"].head(3)) & set(cleaned["query"])
 
 
+@pytest.mark.slow  # trains the classifier
 def test_paper_pipeline_beats_the_floor_on_the_hand_written_test_split(seed_queries: pd.DataFrame) -> None:
     """The asset check's floor, measured with the full default data set (LR only, to stay fast)."""
     train = generate_synthetic_queries({}, n_per_type=600, seed=13)

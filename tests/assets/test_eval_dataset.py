@@ -135,6 +135,7 @@ def test_reference_passages_are_found_in_their_papers(
     assert not failures, "passages not found in their papers:\n" + "\n".join(failures)
 
 
+@pytest.mark.slow  # reads every sample PDF
 def test_numbers_quoted_occur_in_the_papers(shipped: list[EvalQuestion], paper_texts: dict[str, str]):
     """Fuzzy matching forgives a changed digit; this does not: every number in a reference answer or passage
     is a number token of the papers the question rests on."""

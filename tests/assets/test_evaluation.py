@@ -258,6 +258,7 @@ def test_run_with_injected_answers(
     assert len(pd.read_csv(out / "runs.csv")) == 3
 
 
+@pytest.mark.slow  # a whole evaluation run, twice
 def test_run_with_a_judge_caches_its_calls(
     tmp_path: Path, dataset: Path, suite: em.MetricSuite, geo_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -22,6 +22,8 @@ from geo_assets.ingest.tei import TEI_NS, tei_to_paper
 from geo_rag_runtime.errors import PdfError
 from geo_rag_runtime.models import Paper
 
+pytestmark = pytest.mark.slow  # parses whole PDFs with the embedded parser
+
 NS = {"t": TEI_NS}
 GEOCHRON = "LiVermeesch2021_Geochronology_InverseIsochron_CCBY.pdf"
 # embedded PDF -> GROBID TEI of the same PDF

@@ -98,6 +98,7 @@ def _writer(home: str, pid: str, rounds: int, locked: bool) -> None:
 
 
 @pytest.mark.parametrize("locked", [False, True], ids=["raw-litemongo", "with-lock"])
+@pytest.mark.slow  # spawns processes
 def test_two_processes_writing_at_once(geo_home: Path, locked: bool) -> None:
     """Four processes replace chunk sets of different papers concurrently; count what survives."""
     ctx = mp.get_context("spawn")

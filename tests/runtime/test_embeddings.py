@@ -59,6 +59,7 @@ def test_short_texts_are_embedded_exactly_as_sentence_transformers(
     np.testing.assert_allclose(local.embed_query(NOTATION[1]), ours[1], atol=1e-6)
 
 
+@pytest.mark.slow  # embeds whole papers
 def test_long_text_windows_fit_and_cover_everything(
     local: SentenceTransformerEmbedder, long_texts: tuple[str, str]
 ) -> None:

@@ -168,6 +168,7 @@ def test_question_entities() -> None:
     ]
 
 
+@pytest.mark.slow  # a whole paper
 def test_a_real_paper_yields_entities(sample_papers: Path) -> None:
     """Speed is measured in scripts/bench_text.py; here: a whole real paper is recognized."""
     import pypdf

@@ -151,6 +151,7 @@ for end in range(1, len(chunks) + 1):  # many rebuilds, interleaving with the ot
 """
 
 
+@pytest.mark.slow  # spawns processes
 def test_two_processes_update_without_losing_papers(
     geo_home: Path, tmp_path: Path, real: dict[str, list[Chunk]]
 ) -> None:

@@ -231,6 +231,7 @@ def _write_in_processes(geo_home: Path, tmp_path: Path, batches: list[list[Chunk
         assert proc.wait(timeout=180) == 0
 
 
+@pytest.mark.slow  # spawns processes
 def test_two_writer_processes_lose_nothing_and_a_reader_sees_their_writes(
     geo_home: Path, tmp_path: Path, pease: tuple[list[Chunk], np.ndarray]
 ) -> None:
