@@ -82,7 +82,15 @@ def code_version() -> dict[str, Any]:
 
 def config_snapshot(settings: Settings) -> dict[str, Any]:
     """The settings that change answers or scores (no secrets, no credentials in URIs)."""
+    from geo_rag_runtime import local_llm
+
+    local = local_llm.endpoint(settings) if settings.local_llm and not settings.llm_configured else None
     return {
+        "generator": settings.generator,
+        # the model that writes the answers: a configured one, else the local server's, else none
+        "answer_model": settings.llm_model if settings.llm_configured else (local.model if local else None),
+        "llm_steps": list(settings.llm_steps),
+        "evidence": [settings.evidence_sentences, settings.evidence_token_budget, settings.answer_max_tokens],
         "top_k": settings.top_k,
         "chunk_tokens": settings.chunk_tokens,
         "chunk_overlap": settings.chunk_overlap,

@@ -415,3 +415,15 @@ def test_evaluate_command_through_dagster(
     folder = Path(meta["output_folder"].value)
     assert folder.parent == tmp_path / "out" and (folder / "per_type.parquet").is_file()
     assert "HybridRAG/mrr" in meta and 0.0 <= meta["HybridRAG/mrr"].value <= 1.0
+
+
+def test_the_run_identity_names_who_writes_the_answers(geo_home: Path) -> None:
+    from geo_assets.evaluation.identity import config_snapshot
+    from geo_rag_runtime.settings import get_settings
+
+    plain = config_snapshot(get_settings(local_llm=True))
+    assert plain["generator"] == "auto" and plain["answer_model"] is None  # no LLM configured or running
+    assert config_snapshot(get_settings(generator="extractive"))["generator"] == "extractive"
+    configured = config_snapshot(get_settings(llm_model="m", openai_base_url="http://llm.invalid/v1"))
+    assert configured["answer_model"] == "m"
+    assert config_snapshot(get_settings(llm_steps=["rephrase"]))["llm_steps"] == ["rephrase"]
