@@ -212,6 +212,14 @@ def test_llm_drives_expansion_compression_and_source_choice(knowledge_base: Know
     hidden = rag.ask(MAGNETITE, category="hidden_rationale")
     assert hidden.strategy.startswith("hybrid_sparse_dense(") and hidden.strategy.endswith("choice=llm)")
     assert len(hidden.contexts["VectorRAG_Context"]) == 1 and hidden.contexts["GraphRAG_Context"] == {}
+    assert rationale.prompts[:2] == ["expand@v1", "compress@v1"]
+    assert hidden.prompts[0] == "choose_sources@v1"
+    only_expand = knowledge_base.settings(llm_steps=["expand"])
+    expanded = RagService(only_expand, llm=mock_llm(only_expand, working_llm_handler([]))).ask(
+        MAGNETITE, category="interpretable_rationale"
+    )
+    assert expanded.strategy == "keyword_expansion+compression(expansion=llm, compression=embedding)"
+    assert "compress@v1" not in expanded.prompts  # the compression step did not ask the model
 
 
 # --------------------------------------------------------------------------- hostile and odd input

@@ -77,7 +77,7 @@ class KeywordExpansionCompression(Strategy):
     ) -> tuple[list[RetrievedItem], list[RetrievedItem]]:
         kept = run.chunks[:top_k]
         compressed, how, notes = compress_passages(question.text, kept, tools)
-        if tools.step_llm("expand") is not None and kept:
+        if tools.step_llm("compress") is not None and kept:
             run.prompts.append(COMPRESS.id)
         run.notes.extend(notes)
         run.label = run.label[:-1] + f", compression={how})"
