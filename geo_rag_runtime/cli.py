@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from geo_rag_runtime.dagster_env import OFFLINE_FLAGS, dagster_environment
 from geo_rag_runtime.settings import Settings, get_settings
+from geo_rag_runtime.stores.opening import store_counts
 
 if TYPE_CHECKING:
     from geo_rag_runtime.models import Answer
@@ -32,13 +33,6 @@ def _run_dagster_command(
 def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     extra = (["--no-progress"] if args.no_progress else []) + (["--force"] if args.force else [])
     return _run_dagster_command(settings, "ingest", *extra, *args.paths).returncode
-
-
-def store_counts(settings: Settings) -> dict[str, Any]:
-    """Counts per store (see ``geo_rag_runtime.stores.opening.store_counts``)."""
-    from geo_rag_runtime.stores.opening import store_counts as counts
-
-    return counts(settings)
 
 
 def cmd_status(args: argparse.Namespace, settings: Settings) -> int:

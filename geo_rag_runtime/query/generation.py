@@ -21,6 +21,7 @@ are parsed back into citations, so every answer names the chunks it rests on.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -216,16 +217,22 @@ class ExtractiveGenerator:
                 out.append(Candidate(f"G{j}", len(context.chunks) + j, 0, sentence))
         return out
 
+    def scored_candidates(self, question: str, context: ContextBundle) -> list[Candidate]:
+        """The context's answer-worthy sentences, each scored for relevance to the question (also the
+        grounded generator's evidence pool)."""
+        candidates = self.candidates(context)
+        if candidates:
+            scores = self.scorer.for_question(question).score([c.text for c in candidates])
+            for candidate, score in zip(candidates, scores, strict=True):
+                candidate.score = score.total
+        return candidates
+
     def generate(self, question: str, context: ContextBundle, category: QueryType) -> Generation:
         if context.empty:
             return Generation(NOT_FOUND, self.name, notes=["nothing was retrieved"])
-        candidates = self.candidates(context)
+        candidates = self.scored_candidates(question, context)
         if not candidates:
             return Generation(NOT_FOUND, self.name, notes=["the context holds no answerable sentence"])
-        relevance = self.scorer.for_question(question)
-        scores = relevance.score([c.text for c in candidates])
-        for candidate, score in zip(candidates, scores, strict=True):
-            candidate.score = score.total
         best = max(c.score for c in candidates)
         if best < self.not_found_threshold:
             return Generation(
@@ -238,7 +245,7 @@ class ExtractiveGenerator:
             )
         chosen = self._select(candidates, best, multi_hop=category == "implicit_reasoning")
         chosen.sort(key=lambda c: (-round(c.score, 2), c.item, c.position))
-        answer = " ".join(_cite(c.text, c.markers) for c in chosen)
+        answer = " ".join(cite(c.text, c.markers) for c in chosen)
         return Generation(answer, self.name, list(dict.fromkeys(m for c in chosen for m in c.markers)))
 
     def _select(self, candidates: list[Candidate], best: float, *, multi_hop: bool) -> list[Candidate]:
@@ -302,7 +309,7 @@ def _fold(text: str) -> str:
     return _SPACE.sub(" ", text).strip().casefold()
 
 
-def _cite(sentence: str, markers: list[str]) -> str:
+def cite(sentence: str, markers: Sequence[str]) -> str:
     """``sentence [V0][G2].`` — the markers go before the final full stop."""
     text = sentence.rstrip()
     cited = "".join(f"[{m}]" for m in markers)

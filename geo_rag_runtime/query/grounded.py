@@ -30,7 +30,7 @@ from geo_rag_runtime.errors import GeoRagError, ServiceError
 from geo_rag_runtime.models import QueryType
 from geo_rag_runtime.prompts import SELECT_EVIDENCE, WRITE_ANSWER
 from geo_rag_runtime.query.context import ContextBundle
-from geo_rag_runtime.query.generation import NOT_FOUND, Candidate, ExtractiveGenerator, Generation
+from geo_rag_runtime.query.generation import NOT_FOUND, Candidate, ExtractiveGenerator, Generation, cite
 from geo_rag_runtime.query.relevance import RelevanceScorer
 from geo_rag_runtime.stores.protocols import ChatModel
 
@@ -144,22 +144,21 @@ def attribute_sentences(
     out = []
     for i, sentence in enumerate(sentences):
         words, numbers = content_words(sentence), _numbers(sentence)
-        best: tuple[float, float, int] | None = None
+        best: tuple[float, float, int, float] | None = None  # (support, cosine, -index, overlap)
         for j, source in enumerate(evidence):
             if not numbers <= _numbers(source):
                 continue  # a number the evidence does not state is never supported
             overlap = len(words & content_words(source)) / len(words) if words else 0.0
             sim = sims[i][j] if sims is not None else 0.0
             if overlap >= SUPPORT_OVERLAP or sim >= SUPPORT_COSINE:
-                score = (max(overlap, sim), sim, -j)
+                score = (max(overlap, sim), sim, -j, overlap)
                 if best is None or score > best:
                     best = score
         if best is None:
             out.append(Attribution(sentence, None, 0.0, 0.0))
         else:
-            j = -best[2]
-            overlap = len(words & content_words(evidence[j])) / len(words) if words else 0.0
-            out.append(Attribution(sentence, j, round(overlap, 3), round(best[1], 3)))
+            _, sim, minus_j, overlap = best
+            out.append(Attribution(sentence, -minus_j, round(overlap, 3), round(sim, 3)))
     return out
 
 
@@ -194,12 +193,9 @@ class GroundedGenerator:
         """ServiceError when the model fails (the pipeline then answers extractively)."""
         if context.empty:
             return Generation(NOT_FOUND, self.name, notes=["nothing was retrieved: the model was not asked"])
-        candidates = self.extractive.candidates(context)
+        candidates = self.extractive.scored_candidates(question, context)
         if not candidates:
             return Generation(NOT_FOUND, self.name, notes=["the context holds no answerable sentence"])
-        scores = self.scorer.for_question(question).score([c.text for c in candidates])
-        for candidate, score in zip(candidates, scores, strict=True):
-            candidate.score = score.total
         ranked = sorted(candidates, key=lambda c: (-c.score, c.item, c.position))
         best = ranked[0].score
         if best < self.extractive.not_found_threshold:
@@ -258,7 +254,7 @@ class GroundedGenerator:
             parts = [
                 (a.sentence, evidence[chosen[a.evidence]].markers) for a in kept if a.evidence is not None
             ]
-        answer = " ".join(_cite(sentence, markers) for sentence, markers in parts)
+        answer = " ".join(cite(sentence, markers) for sentence, markers in parts)
         markers = list(dict.fromkeys(m for _, ms in parts for m in ms))
         notes.append(f"{len(kept)}/{len(attributions)} answer sentences supported by cited evidence")
         return Generation(answer, self.name, markers, notes, prompts)
@@ -281,11 +277,10 @@ class GroundedGenerator:
         return [i - 1 for i in dict.fromkeys(value["evidence"]) if isinstance(i, int) and 1 <= i <= n]
 
     def _write(self, system: str, user: str) -> str:
-        stream = getattr(self.llm, "stream", None)
-        if self.on_text is None or stream is None:
+        if self.on_text is None:
             return self.llm.complete(system, user, max_tokens=self.max_tokens)
         pieces = []
-        for piece in stream(system, user, max_tokens=self.max_tokens):
+        for piece in self.llm.stream(system, user, max_tokens=self.max_tokens):
             pieces.append(piece)
             self.on_text(piece)
         return "".join(pieces)
@@ -298,11 +293,3 @@ class GroundedGenerator:
             return [[0.0] * len(evidence) for _ in sentences]
         sims: list[list[float]] = (left @ right.T).tolist()
         return sims
-
-
-def _cite(sentence: str, markers: Sequence[str]) -> str:
-    text = sentence.rstrip()
-    cited = "".join(f"[{m}]" for m in markers)
-    if text.endswith(".") and not text.endswith("..."):
-        return f"{text[:-1]} {cited}."
-    return f"{text} {cited}"

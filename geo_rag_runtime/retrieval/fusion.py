@@ -43,8 +43,9 @@ def positions(item: RetrievedItem) -> list[dict[str, Any]]:
 def page_range(item: RetrievedItem) -> tuple[int | None, int | None]:
     """The PDF pages an item's text lies on: over all the chunk windows it holds (a stitched passage
     spans several), else the item's own fields."""
-    starts = [e["page_start"] for e in positions(item) if isinstance(e.get("page_start"), int)]
-    ends = [e["page_end"] for e in positions(item) if isinstance(e.get("page_end"), int)]
+    held = positions(item)
+    starts = [e["page_start"] for e in held if isinstance(e.get("page_start"), int)]
+    ends = [e["page_end"] for e in held if isinstance(e.get("page_end"), int)]
     if starts:
         return min(starts), max(ends) if ends else max(starts)
     return item.page_start, item.page_end
