@@ -19,7 +19,7 @@ from geo_rag_runtime.prompts import EXTRACT_TRIPLES, PROMPT_SET_VERSION
     check_specs=[dg.AssetCheckSpec("entities_in_vocabulary", asset="triples")],
     description="Geochemical entities recognized in every chunk and relations between them as "
     "(head, relation, tail) triples with provenance (paper, chunk, sentence, extractor, confidence): "
-    "the deterministic rule extractor, or the LLM extractor when an LLM is configured.",
+    "the deterministic rule extractor, or the LLM extractor when GEO_RAG_LLM_INGEST lists triples.",
 )
 def triples(
     context: dg.AssetExecutionContext,

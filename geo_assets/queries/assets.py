@@ -29,7 +29,7 @@ def _graph_entities(store: Any) -> dict[str, set[str]]:
     pool="llm",
     description="A balanced, deduplicated labelled query set over the four query types of PAPER.md "
     "(≥ 2,000 queries, seeded), with entities drawn from the materialized graph and the vocabulary; "
-    "template generation offline, LLM-written queries added when an LLM is configured. CSV + parquet.",
+    "template generation offline, LLM-written queries added when GEO_RAG_LLM_INGEST lists queries. CSV + parquet.",
 )
 def synthetic_queries(geo: GeoRagResource, documents: DocumentStoreResource, llm: LLMResource):
     from geo_assets.queries.synthetic_queries import (

@@ -10,7 +10,7 @@ tail types per relation) and one entity recognizer, so every triple names vocabu
   - trigger verbs with the nearest type-compatible entity on each side inside the clause ("... indicates",
     "derived from", "measured by", "affected by", "contains");
   - typed co-occurrence of adjacent entities with a lower confidence (zircon U–Pb → DATED_BY).
-* ``LLMTripleExtractor`` (when an LLM is configured): a JSON-schema prompt per chunk; output is validated
+* ``LLMTripleExtractor`` (when GEO_RAG_LLM_INGEST opts in and an LLM is available): a JSON-schema prompt per chunk; output is validated
   against the vocabulary (unknown relations dropped, names canonicalized through the recognizer, type
   constraints enforced) and the evidence sentence is checked against the chunk.
 
