@@ -30,6 +30,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -226,16 +227,56 @@ def start(
     settings: Settings, *, host: str = "127.0.0.1", port: int | None = None, wait_s: float = 120.0
 ) -> ServerState:
     """Start the server in the background (one per home; a running one is returned as it is) and
-    wait until it answers. ServiceUnavailableError with the log's tail when it does not come up."""
-    running = endpoint(settings)
-    if running is not None and _healthy(running):
-        return running
+    wait until it answers. ServiceUnavailableError with the log's tail when it does not come up.
+
+    Two callers at once (two terminals, a Dagster step beside the CLI) must not load two models: the
+    start is serialized by a lock file, and the state file is written as soon as the process exists,
+    so a caller that finds a server still loading waits for it instead of starting another.
+    """
+    with _start_lock(settings):
+        running = endpoint(settings)
+        if running is not None:
+            if _wait_healthy(running, None, wait_s):
+                return running
+            raise ServiceUnavailableError(
+                f"the local LLM server of this home (pid {running.pid}, {running.base_url}) runs but did "
+                f"not answer within {wait_s:.0f} s; stop it with `geo-rag llm stop` (log: {running.log})"
+            )
+        return _launch(settings, host, port, wait_s)
+
+
+@contextlib.contextmanager
+def _start_lock(settings: Settings) -> Iterator[None]:
+    import fcntl
+
+    with (settings.path("llm") / "start.lock").open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _wait_healthy(state: ServerState, process: subprocess.Popen[bytes] | None, wait_s: float) -> bool:
+    """Poll with back-off until the server answers; False on timeout or when the process ends."""
+    deadline = time.monotonic() + wait_s
+    delay = 0.2
+    while time.monotonic() < deadline:
+        if (process.poll() is not None) if process is not None else not _alive(state.pid):
+            return False
+        if _healthy(state):
+            return True
+        time.sleep(delay)
+        delay = min(delay * 1.5, 2.0)
+    return False
+
+
+def _launch(settings: Settings, host: str, port: int | None, wait_s: float) -> ServerState:
     path = pull(settings)
     chosen = port if port is not None else settings.local_llm_port or _free_port(host)
     if port is None and not _port_free(host, chosen):  # another home's server (or anything else) has it
         chosen = _free_port(host)
     log_path = settings.path("llm") / "server.log"
-    log_path.parent.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
     with log_path.open("ab") as log:
         process = subprocess.Popen(
@@ -247,16 +288,10 @@ def start(
             start_new_session=True,  # survives the CLI that started it; stopped with `geo-rag llm stop`
         )
     state = ServerState(process.pid, host, chosen, MODEL_NAME, str(path), time.time(), str(log_path))
-    deadline = time.monotonic() + wait_s
-    delay = 0.2
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            break
-        if _healthy(state):
-            _state_file(settings).write_text(json.dumps(asdict(state)))
-            return state
-        time.sleep(delay)
-        delay = min(delay * 1.5, 2.0)
+    _state_file(settings).write_text(json.dumps(asdict(state)))  # a loading server is found, not doubled
+    if _wait_healthy(state, process, wait_s):
+        return state
+    _state_file(settings).unlink(missing_ok=True)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGTERM)
     tail = log_path.read_text(errors="replace")[-800:]

@@ -58,6 +58,17 @@ class Settings(BaseSettings):
     openai_base_url: str | None = Field(default=None, validation_alias=AliasChoices("OPENAI_BASE_URL"))
     llm_model: str | None = None
     judge_model: str | None = None
+    judge_sample_per_type: int | None = Field(
+        default=None,
+        ge=0,
+        description="questions per query type the judge scores (a stratified sample, stable across "
+        "runs); 0 = all; unset = all for a configured judge, 3 for the local model (~1 h on 2 cores)",
+    )
+    judge_metrics: list[str] | None = Field(
+        default=None,
+        description="judge metrics to compute (JSON list of names); unset = all for a configured judge, "
+        "faithfulness and context_recall for the local model",
+    )
     llm_timeout_s: float = 60.0
     llm_retries: int = 2
     llm_seed: int = 7

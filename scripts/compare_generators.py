@@ -46,7 +46,9 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--per-type", type=int, default=6)
     parser.add_argument("--dataset", default=str(REPO / "data" / "evaluation" / "geochem_qa_v1.jsonl"))
+    parser.add_argument("--out", default="", help="also write each answer, its notes and contexts (JSONL)")
     args = parser.parse_args(argv)
+    out = Path(args.out).open("w", encoding="utf-8") if args.out else None  # noqa: SIM115 - open for the whole run, closed at exit
 
     import numpy as np
 
@@ -74,17 +76,24 @@ def main(argv: list[str]) -> int:
                 elapsed = time.perf_counter() - started
                 text = re.sub(r"\s*\[[VG]\d+\]", "", answer.answer)
                 supported = [m for n in answer.notes if (m := _SUPPORTED.search(n))]
-                results.setdefault((qtype, name), []).append(
-                    {
-                        "similarity": float(np.dot(embedder.embed_query(text), reference)),
-                        "coverage": coverage(text, [p["text"] for p in row["reference_passages"]]),
-                        "abstained": float(answer.answer.startswith("Not found")),
-                        "by_model": float(answer.generator not in ("extractive",)),
-                        "supported": int(supported[0].group(1)) if supported else 0,
-                        "sentences": int(supported[0].group(2)) if supported else 0,
-                        "seconds": elapsed,
-                    }
-                )
+                score = {
+                    "similarity": float(np.dot(embedder.embed_query(text), reference)),
+                    "coverage": coverage(text, [p["text"] for p in row["reference_passages"]]),
+                    "abstained": float(answer.answer.startswith("Not found")),
+                    "by_model": float(answer.generator not in ("extractive",)),
+                    "supported": int(supported[0].group(1)) if supported else 0,
+                    "sentences": int(supported[0].group(2)) if supported else 0,
+                    "seconds": elapsed,
+                }
+                results.setdefault((qtype, name), []).append(score)
+                if out is not None:
+                    record = {"id": row["id"], "query_type": qtype, "generator_setting": name, **score}
+                    record |= {"question": row["question"], "reference_answer": row["reference_answer"]}
+                    record |= answer.model_dump(
+                        include={"answer", "generator", "notes", "citations", "contexts"}
+                    )
+                    out.write(json.dumps(record, ensure_ascii=False) + "\n")
+                    out.flush()
             print(f"{row['id']} {qtype}: done", file=sys.stderr)
 
     print(

@@ -180,6 +180,7 @@ def run_identity(
     *,
     dataset_version: str,
     judge: str,
+    judge_plan: str = "",
     upstream_versions: dict[str, Any] | None = None,
     stores: tuple[dict[str, Any], dict[str, str]] | None = None,
 ) -> dict[str, Any]:
@@ -197,5 +198,7 @@ def run_identity(
         "data_versions_missing": missing,
         "judge": judge,
     }
+    if judge_plan:  # which questions and metrics the judge scored (absent without a judge)
+        identity["judge_plan"] = judge_plan
     identity["identity_hash"] = _sha({k: v for k, v in identity.items() if k != "data_versions_missing"})
     return identity

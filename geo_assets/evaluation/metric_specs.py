@@ -11,6 +11,10 @@ MATCH_THRESHOLD = 85.0  # rapidfuzz partial_ratio (0–100) for "chunk contains 
 HIT_KS = (1, 3, 5)
 JUDGE_MAX_TOKENS = 2048
 NO_JUDGE_REASON = "no judge configured: set GEO_RAG_JUDGE_MODEL"
+# the local 1.5B judge on 2 CPU cores: measured 43–91 s per judged metric call with short contexts, so by
+# default it scores a stratified sample with the two metrics that check grounding and retrieval
+LOCAL_JUDGE_SAMPLE_PER_TYPE = 3
+LOCAL_JUDGE_METRICS = ("faithfulness", "context_recall")
 UNREACHABLE_LIMIT = 3  # consecutive connection failures/timeouts after which the judge is not asked again
 
 # statuses of a metric value

@@ -75,6 +75,8 @@ class MetricSuite:
     """Computes every metric of :data:`METRICS` for a list of samples.
 
     ``judge_llm`` None → the judge metrics are ``not_computed`` with ``judge_reason``.
+    ``judged_questions`` (question ids; None = all) and ``judged_metrics`` (names; None = all) limit
+    what the judge is asked; the rest is ``not_computed`` with ``sample_reason``/the metric setting.
     ``recognizer`` None → the default recognizer; if it cannot be imported, entity_recall is
     ``not_computed`` with the import error as reason.
     """
@@ -84,6 +86,9 @@ class MetricSuite:
     judge_reason: str = NO_JUDGE_REASON
     recognizer: Recognizer | None = None
     judge_concurrency: int = 4
+    judged_questions: frozenset[str] | None = None
+    judged_metrics: frozenset[str] | None = None
+    sample_reason: str = "outside the judged sample"
     seconds: dict[str, float] = field(default_factory=dict)  # summed time per metric
 
     def __post_init__(self) -> None:
@@ -135,14 +140,22 @@ class MetricSuite:
             )
 
             llm = self.judge_llm
+            makers = {
+                "context_precision_with_reference": lambda: ContextPrecisionWithReference(llm=llm),
+                "context_precision_without_reference": lambda: ContextPrecisionWithoutReference(llm=llm),
+                "context_recall": lambda: ContextRecall(llm=llm),
+                "context_entity_recall": lambda: ContextEntityRecall(llm=llm),
+                "faithfulness": lambda: Faithfulness(llm=llm),
+                "factual_correctness": lambda: FactualCorrectness(llm=llm, mode="f1"),
+                "noise_sensitivity": lambda: NoiseSensitivity(llm=llm, mode="relevant"),
+            }
+            unknown = set(self.judged_metrics or ()) - set(makers)
+            if unknown:
+                raise ValueError(f"unknown judge metric(s) {sorted(unknown)}; known: {sorted(makers)}")
             self._judge_metrics = {
-                "context_precision_with_reference": ContextPrecisionWithReference(llm=llm),
-                "context_precision_without_reference": ContextPrecisionWithoutReference(llm=llm),
-                "context_recall": ContextRecall(llm=llm),
-                "context_entity_recall": ContextEntityRecall(llm=llm),
-                "faithfulness": Faithfulness(llm=llm),
-                "factual_correctness": FactualCorrectness(llm=llm, mode="f1"),
-                "noise_sensitivity": NoiseSensitivity(llm=llm, mode="relevant"),
+                name: make()
+                for name, make in makers.items()
+                if self.judged_metrics is None or name in self.judged_metrics
             }
 
     # ----------------------------------------------------------------- public
@@ -309,8 +322,10 @@ class MetricSuite:
         names = [m.name for m in METRICS if m.needs_judge]
         if s.error is not None:
             return [MetricValue(n, math.nan, ERROR, f"answer failed: {s.error}") for n in names]
-        if not self._judge_metrics:
+        if self.judge_llm is None:
             return [MetricValue(n, math.nan, NOT_COMPUTED, self.judge_reason) for n in names]
+        if self.judged_questions is not None and s.question_id not in self.judged_questions:
+            return [MetricValue(n, math.nan, NOT_COMPUTED, self.sample_reason) for n in names]
         contexts = s.contexts
         kwargs = {
             "user_input": s.question,
@@ -334,6 +349,10 @@ class MetricSuite:
         }
 
         async def one(name: str) -> MetricValue:
+            if name not in self._judge_metrics:
+                return MetricValue(
+                    name, math.nan, NOT_COMPUTED, "not among the judged metrics (GEO_RAG_JUDGE_METRICS)"
+                )
             if name in needs_contexts and not contexts:
                 return MetricValue(name, math.nan, UNDEFINED, "nothing retrieved")
             if name in needs_answer and not s.answer.strip():

@@ -12,6 +12,7 @@ import json
 import os
 import tempfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ import httpx
 import numpy as np
 
 from geo_assets.evaluation.metric_specs import JUDGE_MAX_TOKENS, NO_JUDGE_REASON
+
+LOCAL_JUDGE_TIMEOUT_S = 600.0
 
 # --------------------------------------------------------------------------- embeddings
 
@@ -129,33 +132,79 @@ class CachingTransport(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
+@dataclass(frozen=True)
+class JudgeTarget:
+    """Which model judges, where it listens, and whether it is this home's local llama.cpp server."""
+
+    model: str
+    base_url: str | None
+    api_key: str | None
+    local: bool
+
+    @property
+    def name(self) -> str:
+        """What run identities and asset metadata record."""
+        return f"{self.model} (local llama.cpp server)" if self.local else self.model
+
+
+def resolve_judge(settings: Any) -> JudgeTarget | str:
+    """The judge, or the reason there is none (the ``reason`` of every judge metric).
+
+    ``GEO_RAG_JUDGE_MODEL`` on the configured endpoint wins; without it, the local server of this
+    home judges when it runs (``geo-rag llm start``; off with ``GEO_RAG_LOCAL_LLM=false``).
+    """
+    if settings.judge_model:
+        if not (settings.openai_base_url or settings.openai_api_key):
+            return "judge model set but no endpoint: set OPENAI_BASE_URL or OPENAI_API_KEY"
+        return JudgeTarget(settings.judge_model, settings.openai_base_url, settings.openai_api_key, False)
+    if settings.local_llm and not settings.openai_base_url:
+        from geo_rag_runtime import local_llm
+
+        state = local_llm.endpoint(settings)
+        if state is not None:
+            return JudgeTarget(state.model, state.base_url, None, True)
+        return NO_JUDGE_REASON + " or start the local model (geo-rag llm start)"
+    return NO_JUDGE_REASON
+
+
 def judge_unavailable_reason(settings: Any) -> str | None:
-    """None when a judge is configured, else why not (the ``reason`` of every judge metric)."""
-    if not settings.judge_model:
-        return NO_JUDGE_REASON
-    if not (settings.openai_base_url or settings.openai_api_key):
-        return "judge model set but no endpoint: set OPENAI_BASE_URL or OPENAI_API_KEY"
-    return None
+    """None when a judge is available, else why not."""
+    target = resolve_judge(settings)
+    return target if isinstance(target, str) else None
 
 
 def build_judge_llm(
-    settings: Any, cache_dir: str | Path, *, transport: httpx.AsyncBaseTransport | None = None
+    settings: Any,
+    cache_dir: str | Path,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+    target: JudgeTarget | None = None,
 ) -> tuple[Any, CachingTransport]:
-    """The RAGAS judge (instructor over ``openai.AsyncOpenAI``) and its caching transport."""
+    """The RAGAS judge (instructor over ``openai.AsyncOpenAI``) and its caching transport.
+
+    ``target`` defaults to the configured judge (``GEO_RAG_JUDGE_MODEL`` on ``OPENAI_BASE_URL``).
+    """
     _ragas_env()
     import openai
     from ragas.llms import llm_factory
 
+    if target is None:
+        target = JudgeTarget(
+            str(settings.judge_model), settings.openai_base_url, settings.openai_api_key, False
+        )
     caching = CachingTransport(cache_dir, inner=transport)
+    # the local server answers one request at a time at ~90 prompt tokens/s: a judge prompt with five
+    # passages takes about a minute, so the API timeout for answers would cut it off
+    timeout = max(settings.llm_timeout_s, LOCAL_JUDGE_TIMEOUT_S) if target.local else settings.llm_timeout_s
     client = openai.AsyncOpenAI(
-        api_key=settings.openai_api_key or "not-needed",
-        base_url=settings.openai_base_url,
-        timeout=settings.llm_timeout_s,
+        api_key=target.api_key or "not-needed",
+        base_url=target.base_url,
+        timeout=timeout,
         max_retries=settings.llm_retries,
-        http_client=httpx.AsyncClient(transport=caching, timeout=settings.llm_timeout_s),
+        http_client=httpx.AsyncClient(transport=caching, timeout=timeout),
     )
     llm = llm_factory(
-        settings.judge_model,
+        target.model,
         client=client,
         temperature=0.0,
         max_tokens=JUDGE_MAX_TOKENS,

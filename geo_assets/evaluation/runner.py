@@ -54,13 +54,9 @@ from geo_assets.evaluation.identity import (
     run_identity,
     store_versions,
 )
-from geo_assets.evaluation.metrics import (
-    METRIC_BY_NAME,
-    METRICS,
-    MetricSuite,
-    build_judge_llm,
-    judge_unavailable_reason,
-)
+from geo_assets.evaluation.judging import judge_plan
+from geo_assets.evaluation.metrics import METRIC_BY_NAME, METRICS, MetricSuite
+from geo_assets.evaluation.ragas_adapters import JudgeTarget, build_judge_llm, resolve_judge
 from geo_assets.evaluation.run_folder import _append_history, _new_folder, _stamp_columns, _write_table
 from geo_rag_runtime.settings import Settings, get_settings
 
@@ -129,12 +125,18 @@ def run_evaluation(
     out.mkdir(parents=True, exist_ok=True)
     started_at = datetime.now(UTC)
 
-    no_judge = judge_unavailable_reason(settings)
+    target = resolve_judge(settings)
+    no_judge = target if isinstance(target, str) else None
     if suite is not None and suite.judge_llm is None:
         no_judge = no_judge or suite.judge_reason
-    judge_name = "none" if no_judge else str(settings.judge_model)
+    plan = judge_plan(settings, questions, None if isinstance(target, str) else target)
+    judge_name = "none" if no_judge or isinstance(target, str) else target.name
     identity = run_identity(
-        settings, dataset_version=dataset_version, judge=judge_name, upstream_versions=upstream_versions
+        settings,
+        dataset_version=dataset_version,
+        judge=judge_name,
+        judge_plan="" if judge_name == "none" else plan.describe(),
+        upstream_versions=upstream_versions,
     )
     if identity["data_versions_missing"]:
         say(
@@ -159,12 +161,19 @@ def run_evaluation(
     caching = None
     if suite is None:
         judge_llm = None
-        if not no_judge:
+        if isinstance(target, JudgeTarget):
             judge_llm, caching = build_judge_llm(
-                settings, settings.path("evaluation", "judge_cache"), transport=judge_transport
+                settings, settings.path("evaluation", "judge_cache"), transport=judge_transport, target=target
             )
+            say(f"judge: {judge_name} ({plan.describe()})")
         suite = MetricSuite(
-            judge_llm=judge_llm, judge_reason=no_judge or "", judge_concurrency=judge_concurrency
+            judge_llm=judge_llm,
+            judge_reason=no_judge or "",
+            # llama.cpp's server answers one request at a time: more would only queue into timeouts
+            judge_concurrency=1 if isinstance(target, JudgeTarget) and target.local else judge_concurrency,
+            judged_questions=plan.questions,
+            judged_metrics=plan.metrics,
+            sample_reason=f"outside the judged sample ({plan.describe()})",
         )
     scoring = time.perf_counter()
     values = suite.score(to_samples(records, questions))

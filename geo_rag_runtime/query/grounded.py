@@ -111,7 +111,8 @@ SUPPORT_COSINE = 0.8  # or: embedding cosine to the evidence sentence
 
 @dataclass
 class Attribution:
-    """One answer sentence and the evidence that supports it (None: unsupported)."""
+    """One answer sentence and the evidence that supports it (None: unsupported; then ``overlap`` and
+    ``cosine`` are the closest any number-consistent evidence came, shown in the answer's notes)."""
 
     sentence: str
     evidence: int | None
@@ -145,17 +146,19 @@ def attribute_sentences(
     for i, sentence in enumerate(sentences):
         words, numbers = content_words(sentence), _numbers(sentence)
         best: tuple[float, float, int, float] | None = None  # (support, cosine, -index, overlap)
+        closest = (0.0, 0.0)  # best (overlap, cosine) of any number-consistent evidence, for the notes
         for j, source in enumerate(evidence):
             if not numbers <= _numbers(source):
                 continue  # a number the evidence does not state is never supported
             overlap = len(words & content_words(source)) / len(words) if words else 0.0
             sim = sims[i][j] if sims is not None else 0.0
+            closest = max(closest, (overlap, sim))
             if overlap >= SUPPORT_OVERLAP or sim >= SUPPORT_COSINE:
                 score = (max(overlap, sim), sim, -j, overlap)
                 if best is None or score > best:
                     best = score
         if best is None:
-            out.append(Attribution(sentence, None, 0.0, 0.0))
+            out.append(Attribution(sentence, None, round(closest[0], 3), round(closest[1], 3)))
         else:
             _, sim, minus_j, overlap = best
             out.append(Attribution(sentence, -minus_j, round(overlap, 3), round(sim, 3)))
@@ -245,6 +248,11 @@ class GroundedGenerator:
         dropped = len(attributions) - len(kept)
         if dropped:
             notes.append(f"dropped {dropped} of {len(attributions)} answer sentence(s) no evidence supports")
+            notes += [
+                f"unsupported (overlap {a.overlap:.2f}, cosine {a.cosine:.2f}): {a.sentence}"
+                for a in attributions
+                if a.evidence is None
+            ]
         if not kept:
             notes.append(
                 "no sentence of the model's answer was supported: answered with the evidence it chose"

@@ -8,12 +8,14 @@ chat-completion whose content satisfies the JSON schema instructor sends.
 import json
 import math
 import re
+from collections import Counter
 
 import httpx
 import numpy as np
 import pytest
 
 from geo_assets.evaluation import metrics as em
+from geo_assets.evaluation.dataset import DEFAULT_DATASET
 from geo_assets.evaluation.metrics import EvalSample, MetricSuite
 
 PASSAGE = "zircon crystallised over about 100 kyr before the eruption of the Bishop Tuff"
@@ -228,7 +230,9 @@ def test_judge_metrics_not_computed_without_judge(suite: MetricSuite) -> None:
 def test_judge_unavailable_reason() -> None:
     from geo_rag_runtime.settings import Settings
 
-    assert em.judge_unavailable_reason(Settings(judge_model=None)) == em.NO_JUDGE_REASON
+    assert em.judge_unavailable_reason(Settings(judge_model=None, local_llm=False)) == em.NO_JUDGE_REASON
+    # no local server runs in this home: the reason says how to get one
+    assert "geo-rag llm start" in em.judge_unavailable_reason(Settings(judge_model=None, local_llm=True))
     reason = em.judge_unavailable_reason(Settings(judge_model="m", openai_base_url=None, openai_api_key=None))
     assert "OPENAI_BASE_URL" in reason
     assert (
@@ -370,3 +374,58 @@ def test_unreachable_judge_is_not_asked_again(tmp_path, suite: MetricSuite) -> N
     assert all(v.status == "error" and math.isnan(v.value) for v in judge_values)
     assert len(attempts) <= em.UNREACHABLE_LIMIT * 3  # not one request per metric and sample (35)
     assert sum("not asked" in v.reason for v in judge_values) >= len(judge_values) - em.UNREACHABLE_LIMIT
+
+
+def test_the_judge_scores_only_its_sample_and_metrics(tmp_path, suite: MetricSuite) -> None:
+    """A question outside the judged sample and a metric outside the judged metrics are not asked."""
+    from geo_rag_runtime.settings import Settings
+
+    settings = Settings(judge_model="judge-model", openai_base_url="http://judge.test/v1")
+    judge = FakeJudge()
+    llm, _ = em.build_judge_llm(settings, tmp_path / "cache", transport=httpx.MockTransport(judge))
+    scored = MetricSuite(
+        embeddings=suite.embeddings,
+        recognizer=suite.recognizer,
+        judge_llm=llm,
+        judged_questions=frozenset({"q1"}),
+        judged_metrics=frozenset({"faithfulness"}),
+        sample_reason="outside the judged sample (1 per query type)",
+    ).score([sample(), sample(question_id="q2")])
+    inside, outside = (by_name(v) for v in scored)
+    assert inside["faithfulness"].status == "ok" and inside["faithfulness"].value == 1.0
+    assert inside["context_recall"].status == "not_computed"
+    assert "GEO_RAG_JUDGE_METRICS" in inside["context_recall"].reason
+    for spec in em.METRICS:
+        if spec.needs_judge:
+            assert outside[spec.name].status == "not_computed"
+            assert outside[spec.name].reason == "outside the judged sample (1 per query type)"
+        else:
+            assert outside[spec.name].status == "ok", spec.name
+    # only faithfulness prompts were sent: its two steps (statements, then verdicts) for one answer
+    assert 1 <= len(judge.requests) <= 2
+    with pytest.raises(ValueError, match="unknown judge metric"):
+        MetricSuite(embeddings=suite.embeddings, judge_llm=llm, judged_metrics=frozenset({"bogus"}))
+
+
+def test_the_judged_sample_is_stratified_and_stable() -> None:
+    from geo_assets.evaluation.dataset import load_eval_dataset
+    from geo_assets.evaluation.judging import JudgePlan, judge_plan, stratified_sample
+    from geo_assets.evaluation.ragas_adapters import JudgeTarget
+    from geo_rag_runtime.settings import Settings
+
+    questions = load_eval_dataset(DEFAULT_DATASET)
+    picked = stratified_sample(questions, 3)
+    assert picked is not None and len(picked) == 12
+    by_type = {q.id: q.query_type for q in questions}
+    assert sorted(Counter(by_type[i] for i in picked).values()) == [3, 3, 3, 3]
+    assert stratified_sample(list(reversed(questions)), 3) == picked  # order of the file does not matter
+    assert stratified_sample(questions, 0) is None
+    local = JudgeTarget("qwen", "http://127.0.0.1:8765/v1", None, True)
+    remote = JudgeTarget("gpt", "https://api.example/v1", "key", False)
+    default_local = judge_plan(Settings(), questions, local)
+    assert default_local.questions == picked
+    assert default_local.metrics == frozenset({"faithfulness", "context_recall"})
+    assert judge_plan(Settings(), questions, remote) == JudgePlan(0, None, None)
+    chosen = judge_plan(Settings(judge_sample_per_type=1, judge_metrics=["faithfulness"]), questions, remote)
+    assert chosen.questions is not None and len(chosen.questions) == 4
+    assert chosen.describe() == "1 per query type; faithfulness"

@@ -34,6 +34,15 @@ def server(knowledge_base: KnowledgeBase) -> Iterator[local_llm.ServerState]:
         local_llm.stop(settings)
 
 
+def _home_with_model(knowledge_base: KnowledgeBase, home: Path) -> None:
+    """A second home sharing the knowledge base's assembled model (hard link: no second copy)."""
+    source = local_llm.pull(knowledge_base.settings())
+    models = home / "models"
+    models.mkdir(parents=True)
+    os.link(source, models / source.name)
+    (models / source.with_suffix(".sha256").name).write_text(source.with_suffix(".sha256").read_text())
+
+
 def _free_port() -> int:
     import socket
 
@@ -90,6 +99,41 @@ def test_json_mode_with_the_real_model(server: local_llm.ServerState, knowledge_
     )
     assert isinstance(value["minerals"], list) and value["minerals"]
     assert {m.casefold() for m in value["minerals"]} <= {"zircon", "apatite", "olivine"}
+
+
+def test_the_local_model_judges_faithfulness(
+    knowledge_base: KnowledgeBase, server: local_llm.ServerState, tmp_path: Path
+) -> None:
+    """With no judge configured, the running local server judges (RAGAS Faithfulness, real model):
+    an answer that adds a claim its context does not hold scores below the one that does not."""
+    from geo_assets.evaluation.metric_specs import EvalSample
+    from geo_assets.evaluation.metric_suite import MetricSuite
+    from geo_assets.evaluation.ragas_adapters import build_judge_llm, resolve_judge
+
+    settings = knowledge_base.settings(local_llm=True)
+    target = resolve_judge(settings)
+    assert not isinstance(target, str) and target.local and target.base_url == server.base_url
+    llm, caching = build_judge_llm(settings, tmp_path / "judge", target=target)
+    context = (
+        "The A-F-M diagram plots A = Na2O + K2O, F = FeOT and M = MgO.",
+        "Tholeiitic suites follow a Fenner trend in which F/M increases with A.",
+    )
+
+    def answer(qid: str, text: str) -> EvalSample:
+        return EvalSample(
+            qid, "explicit_fact", "hybrid", "What do A, F and M stand for on the A-F-M diagram?", text,
+            context, (), "A = Na2O + K2O, F = FeOT, M = MgO.", (), (),
+        )  # fmt: skip
+
+    faithful = answer("q1", "A stands for Na2O + K2O, F for FeOT and M for MgO.")
+    invented = answer("q2", "A stands for Na2O + K2O. The diagram was drawn first on the Moon in 1850.")
+    values = MetricSuite(
+        judge_llm=llm, judged_metrics=frozenset({"faithfulness"}), judge_concurrency=1
+    ).score([faithful, invented])
+    scores = [next(v for v in row if v.metric == "faithfulness") for row in values]
+    assert all(v.status == "ok" for v in scores), [v.reason for v in scores]
+    assert scores[1].value < 1.0 and scores[0].value > scores[1].value
+    assert caching.misses >= 2
 
 
 def test_a_timeout_falls_back_to_the_extractive_answer(
@@ -176,11 +220,7 @@ def test_a_busy_default_port_moves_the_server_elsewhere(
     import socket
 
     home = tmp_path / "busy"
-    models = home / "models"
-    models.mkdir(parents=True)
-    source = local_llm.model_path(knowledge_base.settings())
-    os.link(source, models / source.name)
-    (models / source.with_suffix(".sha256").name).write_text(source.with_suffix(".sha256").read_text())
+    _home_with_model(knowledge_base, home)
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", 0))
         holder.listen()
@@ -191,3 +231,20 @@ def test_a_busy_default_port_moves_the_server_elsewhere(
             assert state.port != busy and local_llm.status(settings)["server"]["healthy"]
         finally:
             local_llm.stop(settings)
+
+
+def test_two_starts_at_once_share_one_server(knowledge_base: KnowledgeBase, tmp_path: Path) -> None:
+    """Two callers start the server of one home together: one model loads, both get its address."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    home = tmp_path / "twice"
+    _home_with_model(knowledge_base, home)
+    settings = knowledge_base.settings(home=home, local_llm=True, local_llm_port=_free_port())
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            first, second = pool.map(lambda _: local_llm.start(settings), range(2))
+        assert first.pid == second.pid and first.port == second.port
+        assert local_llm.status(settings)["server"]["healthy"]
+        assert (home / "llm" / "server.log").read_text().count("Uvicorn running") == 1
+    finally:
+        assert local_llm.stop(settings)
