@@ -111,8 +111,11 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_evaluate(args: argparse.Namespace, settings: Settings) -> int:
     extra: list[str] = []
-    if args.dataset:
-        extra += ["--dataset", os.path.abspath(args.dataset)]
+    if args.dataset:  # a named set (dev, corpus) or a file
+        extra += [
+            "--dataset",
+            args.dataset if args.dataset in ("dev", "corpus") else os.path.abspath(args.dataset),
+        ]
     if args.out:
         extra += ["--out", os.path.abspath(args.out)]
     return _run_dagster_command(settings, "evaluate", *extra).returncode
@@ -211,7 +214,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8000)
     p.set_defaults(func=cmd_serve)
     p = sub.add_parser("evaluate", help="HybridRAG vs BaselineRAG with RAGAS metrics")
-    p.add_argument("--dataset", help="JSONL evaluation dataset (default: the shipped one)")
+    p.add_argument(
+        "--dataset",
+        help="'dev' (default: 78 questions over data/papers), 'corpus' (186 over the 17 shared-corpus "
+        "papers) or a JSONL file",
+    )
     p.add_argument("--out", help="output folder for tables and plots")
     p.set_defaults(func=cmd_evaluate)
     p = sub.add_parser("llm", help="the local LLM: pull (assemble the model), start/stop its server, status")

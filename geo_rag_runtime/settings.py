@@ -81,7 +81,7 @@ class Settings(BaseSettings):
     # the local LLM (geo-rag llm pull|start|stop|status): used when no other LLM is configured
     local_llm: bool = Field(default=True, description="use a running local llama.cpp server by default")
     local_llm_port: int = 8765
-    local_llm_ctx: int = 4096
+    local_llm_ctx: int = 8192  # room for a judge prompt with five passages (~4.2 k tokens) + its answer
     local_llm_threads: int = 2
     generator: Literal["auto", "grounded", "llm", "extractive"] = Field(
         default="auto",

@@ -35,9 +35,15 @@ def evaluate(
     from geo_assets.resources import default_resources
     from geo_rag_runtime.settings import get_settings
 
-    if dataset is not None and not Path(dataset).is_file():
-        print(f"error: evaluation dataset not found: {dataset}", file=sys.stderr)
-        return 2
+    if dataset is not None:
+        from geo_assets.evaluation.dataset import resolve_dataset
+
+        if not resolve_dataset(dataset).is_file():
+            print(
+                f"error: evaluation dataset not found: {dataset} (or use 'dev' or 'corpus')", file=sys.stderr
+            )
+            return 2
+        dataset = str(resolve_dataset(dataset).resolve())
     out_dir = str(Path(out).resolve()) if out else str(get_settings().path("evaluation"))
     assets, selection = _evaluation_assets()
     results_config: dict = {"out": out_dir}
@@ -47,7 +53,7 @@ def evaluate(
         # progress lines (INFO) without Dagster's per-event DEBUG chatter
         "loggers": {"console": {"config": {"log_level": "INFO"}}},
         "ops": {
-            "evaluation_dataset": {"config": {"dataset": str(Path(dataset).resolve()) if dataset else None}},
+            "evaluation_dataset": {"config": {"dataset": dataset}},
             "evaluation_results": {"config": results_config},
         },
     }

@@ -137,6 +137,9 @@ def to_samples(records: Sequence[AnswerRecord], questions: Sequence[EvalQuestion
                 reference_passages=tuple(p.text for p in q.reference_passages),
                 reference_entities=tuple(q.reference_entities),
                 error=r.error,
+                source_files=tuple(r.source_files),
+                reference_papers=tuple(q.papers),
+                answerable=q.answerable,
             )
         )
     return samples

@@ -10,7 +10,6 @@ tables and plots (``geo_assets.evaluation.runner``) and shows the per-type table
 import hashlib
 import json
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -27,7 +26,9 @@ UPSTREAM_ASSETS = ("query_classifier", "knowledge_graph", "chunk_embeddings")
 
 class EvaluationDatasetConfig(dg.Config):
     dataset: str | None = Field(
-        default=None, description="JSONL evaluation dataset; default: data/evaluation/geochem_qa_v1.jsonl"
+        default=None,
+        description="'dev' (default: data/evaluation/geochem_qa_v1.jsonl, over data/papers), 'corpus' "
+        "(geochem_qa_corpus_v1.jsonl, over the 17 shared-corpus papers) or a JSONL path",
     )
 
 
@@ -47,10 +48,10 @@ class EvaluationResultsConfig(dg.Config):
     "verbatim reference passages and entities. Data version = dataset version (hash of the content).",
 )
 def evaluation_dataset(context: dg.AssetExecutionContext, config: EvaluationDatasetConfig) -> dg.Output[dict]:
-    from geo_assets.evaluation.dataset import DEFAULT_DATASET, dataset_version, load_eval_dataset
+    from geo_assets.evaluation.dataset import dataset_version, load_eval_dataset, resolve_dataset
     from geo_rag_runtime.errors import InputError
 
-    path = Path(config.dataset) if config.dataset else DEFAULT_DATASET
+    path = resolve_dataset(config.dataset)
     try:
         questions = load_eval_dataset(path)
         version = dataset_version(path)
@@ -68,6 +69,8 @@ def evaluation_dataset(context: dg.AssetExecutionContext, config: EvaluationData
         metadata={
             "questions": len(questions),
             "per_type": dg.MetadataValue.json({t: counts.get(t, 0) for t in QUERY_TYPES}),
+            "unanswerable": sum(1 for q in questions if not q.answerable),
+            "multi_hop": sum(1 for q in questions if q.multi_hop),
             "dataset_version": version,
             "path": dg.MetadataValue.path(str(path.resolve())),
         },

@@ -30,16 +30,22 @@ from geo_rag_runtime.errors import InputError
 from geo_rag_runtime.models import QUERY_TYPES, QueryType
 
 __all__ = [
+    "CORPUS_DATASET",
+    "DATASETS",
     "DEFAULT_DATASET",
     "EvalQuestion",
     "ReferencePassage",
     "dataset_version",
     "load_eval_dataset",
+    "resolve_dataset",
     "match_key",
 ]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DATASET = REPO_ROOT / "data" / "evaluation" / "geochem_qa_v1.jsonl"
+# the second set: hand-written over the 17 CC BY papers of the shared corpus (not in data/papers)
+CORPUS_DATASET = REPO_ROOT / "data" / "evaluation" / "geochem_qa_corpus_v1.jsonl"
+DATASETS = {"dev": DEFAULT_DATASET, "corpus": CORPUS_DATASET}
 
 
 def _non_blank(value: str, what: str) -> str:
@@ -71,10 +77,13 @@ class EvalQuestion(BaseModel):
     question: str
     query_type: QueryType
     reference_answer: str
-    reference_passages: list[ReferencePassage] = Field(min_length=1)
+    reference_passages: list[ReferencePassage] = Field(default_factory=list)
     reference_entities: list[str] = Field(min_length=1)
-    papers: list[str] = Field(min_length=1)
+    papers: list[str] = Field(default_factory=list)
     notes: str | None = None
+    # false: the corpus does not answer it (no passages, no papers); the right answer is to abstain
+    answerable: bool = True
+    multi_hop: bool = False  # the answer needs two passages far apart, or two papers
 
     @field_validator("id", "question", "reference_answer")
     @classmethod
@@ -92,6 +101,14 @@ class EvalQuestion(BaseModel):
     @classmethod
     def _no_blank_items(cls, values: list[str], info: Any) -> list[str]:
         return [_non_blank(v, f"an item of {info.field_name}") for v in values]
+
+    @model_validator(mode="after")
+    def _evidence_matches_answerability(self) -> "EvalQuestion":
+        if self.answerable and not (self.reference_passages and self.papers):
+            raise ValueError("an answerable question needs reference_passages and papers")
+        if not self.answerable and (self.reference_passages or self.papers):
+            raise ValueError("an unanswerable question has no reference_passages or papers")
+        return self
 
     @model_validator(mode="after")
     def _passages_come_from_listed_papers(self) -> "EvalQuestion":
@@ -116,6 +133,13 @@ def _read_lines(path: Path) -> list[str]:
         raise InputError(f"{path}: evaluation dataset not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read evaluation dataset: {exc}") from exc
+
+
+def resolve_dataset(name_or_path: str | Path | None) -> Path:
+    """A named set (``dev``: the tests' set over data/papers, ``corpus``: the 17-paper set) or a path."""
+    if name_or_path is None:
+        return DEFAULT_DATASET
+    return DATASETS.get(str(name_or_path), Path(name_or_path))
 
 
 def load_eval_dataset(path: Path = DEFAULT_DATASET) -> list[EvalQuestion]:
@@ -160,10 +184,20 @@ def dataset_version(path: Path = DEFAULT_DATASET) -> str:
     """
     questions = load_eval_dataset(path)
     canonical = "\n".join(
-        json.dumps(q.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        json.dumps(_canonical(q), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         for q in questions
     )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]
+
+
+def _canonical(question: EvalQuestion) -> dict[str, Any]:
+    """The question as data; the fields added later (answerable, multi_hop) only when not default,
+    so the version of a set written before them does not change."""
+    data = question.model_dump(mode="json")
+    for name in ("answerable", "multi_hop"):
+        if data[name] == EvalQuestion.model_fields[name].default:
+            del data[name]
+    return data
 
 
 # Glyphs that PDF text extraction produces instead of the printed character (MathPi fonts in

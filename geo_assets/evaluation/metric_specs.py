@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 MATCH_THRESHOLD = 85.0  # rapidfuzz partial_ratio (0–100) for "chunk contains the reference passage"
 HIT_KS = (1, 3, 5)
+EVIDENCE_K = 5  # evidence recall and paper hit look at the chunks a 5-passage answer is written from
+UNANSWERABLE = "unanswerable question: no reference evidence"
 JUDGE_MAX_TOKENS = 2048
 NO_JUDGE_REASON = "no judge configured: set GEO_RAG_JUDGE_MODEL"
 # the local 1.5B judge on 2 CPU cores: measured 43–91 s per judged metric call with short contexts, so by
@@ -39,6 +41,14 @@ METRICS: tuple[MetricSpec, ...] = (
     # retrieval
     *(MetricSpec(f"hit@{k}", "retrieval", "georag: partial_ratio >= 85 on rank <= k") for k in HIT_KS),
     MetricSpec("mrr", "retrieval", "georag: 1 / rank of the first matching chunk"),
+    MetricSpec(
+        f"evidence_recall@{EVIDENCE_K}",
+        "retrieval",
+        f"georag: reference passages matched by the top {EVIDENCE_K} chunks / reference passages",
+    ),
+    MetricSpec(
+        f"paper_hit@{EVIDENCE_K}", "retrieval", f"georag: a top-{EVIDENCE_K} chunk is from a reference paper"
+    ),
     MetricSpec("passage_recall", "retrieval", "georag: reference passages matched / reference passages"),
     MetricSpec("entity_recall", "retrieval", "georag: recognizer entities, |ctx ∩ ref| / |ref|"),
     MetricSpec(
@@ -59,6 +69,13 @@ METRICS: tuple[MetricSpec, ...] = (
     MetricSpec("bleu", "response", "ragas BleuScore"),
     MetricSpec("bleu_sentence", "response", "sacrebleu sentence_bleu / 100"),
     MetricSpec("rouge_l", "response", "ragas RougeScore (rougeL, fmeasure)"),
+    MetricSpec("abstention", "response", "georag: unanswerable question answered 'Not found' (1) or not (0)"),
+    MetricSpec(
+        "false_abstention",
+        "response",
+        "georag: answerable question answered 'Not found' (1) or not (0)",
+        higher_is_better=False,
+    ),
     MetricSpec("faithfulness", "response", "ragas Faithfulness", True),
     MetricSpec("factual_correctness", "response", "ragas FactualCorrectness (f1)", True),
     MetricSpec("noise_sensitivity", "response", "ragas NoiseSensitivity (relevant)", True, False),
@@ -81,6 +98,9 @@ class EvalSample:
     reference_passages: tuple[str, ...]
     reference_entities: tuple[str, ...]
     error: str | None = None  # the answer failed: every metric of the sample reports it
+    source_files: tuple[str | None, ...] = ()  # paper file of each retrieved chunk, in rank order
+    reference_papers: tuple[str, ...] = ()
+    answerable: bool = True
 
     @property
     def contexts(self) -> list[str]:

@@ -19,11 +19,13 @@ import httpx
 from geo_assets.evaluation.dataset import match_key
 from geo_assets.evaluation.metric_specs import (
     ERROR,
+    EVIDENCE_K,
     HIT_KS,
     METRICS,
     NO_JUDGE_REASON,
     NOT_COMPUTED,
     OK,
+    UNANSWERABLE,
     UNDEFINED,
     UNREACHABLE_LIMIT,
     EvalSample,
@@ -31,6 +33,7 @@ from geo_assets.evaluation.metric_specs import (
 )
 from geo_assets.evaluation.ragas_adapters import LocalEmbeddings, _ragas_env
 from geo_assets.evaluation.retrieval_metrics import Recognizer, _match_matrix, default_recognizer
+from geo_rag_runtime.query.generation import NOT_FOUND
 
 # --------------------------------------------------------------------------- the suite
 
@@ -198,9 +201,41 @@ class MetricSuite:
         started = time.perf_counter()
         matrix = _match_matrix(passages, chunks)
         first = next((rank for rank, row in enumerate(matrix, start=1) if any(row)), None)
-        for k in HIT_KS:
-            out.append(MetricValue(f"hit@{k}", 1.0 if first is not None and first <= k else 0.0))
-        out.append(MetricValue("mrr", 1.0 / first if first else 0.0))
+        if not s.answerable:  # nothing to find: retrieval is judged by the answer's abstention only
+            names = [
+                *(f"hit@{k}" for k in HIT_KS),
+                "mrr",
+                f"evidence_recall@{EVIDENCE_K}",
+                f"paper_hit@{EVIDENCE_K}",
+            ]
+            out += [MetricValue(n, math.nan, UNDEFINED, UNANSWERABLE) for n in names]
+        else:
+            for k in HIT_KS:
+                out.append(MetricValue(f"hit@{k}", 1.0 if first is not None and first <= k else 0.0))
+            out.append(MetricValue("mrr", 1.0 / first if first else 0.0))
+            top = matrix[:EVIDENCE_K]
+            out.append(
+                MetricValue(
+                    f"evidence_recall@{EVIDENCE_K}",
+                    sum(1 for j in range(len(passages)) if any(row[j] for row in top)) / len(passages),
+                )
+            )
+            papers = set(s.reference_papers)
+            out.append(
+                MetricValue(
+                    f"paper_hit@{EVIDENCE_K}",
+                    float(any(f in papers for f in s.source_files[:EVIDENCE_K])),
+                    OK if papers and s.source_files else UNDEFINED,
+                    "" if papers and s.source_files else "no paper names for the chunks or the reference",
+                )
+            )
+        abstained = float(s.answer.strip().startswith(NOT_FOUND))
+        if s.answerable:
+            out.append(MetricValue("abstention", math.nan, UNDEFINED, "answerable question"))
+            out.append(MetricValue("false_abstention", abstained))
+        else:
+            out.append(MetricValue("abstention", abstained))
+            out.append(MetricValue("false_abstention", math.nan, UNDEFINED, "unanswerable question"))
         found = sum(1 for j in range(len(passages)) if any(row[j] for row in matrix))
         out.append(
             MetricValue(

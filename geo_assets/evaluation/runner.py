@@ -46,6 +46,12 @@ from geo_assets.evaluation.answering import (
     contexts_of,
     to_samples,
 )
+from geo_assets.evaluation.comparison import (
+    abstention_markdown,
+    abstention_summary,
+    differences_markdown,
+    paired_differences,
+)
 from geo_assets.evaluation.dataset import EvalQuestion
 from geo_assets.evaluation.identity import (
     EVAL_VERSION,
@@ -77,6 +83,8 @@ __all__ = [
 ]
 
 Mode = Literal["hybrid", "baseline"]
+# the differences table in summary.md (all metrics are in differences.csv)
+KEY_METRICS = ("hit@5", "mrr", "evidence_recall@5", "paper_hit@5", "semantic_similarity", "faithfulness")
 
 
 # --------------------------------------------------------------------------- the run
@@ -207,7 +215,16 @@ def run_evaluation(
         for record in records:
             handle.write(json.dumps(asdict(record), ensure_ascii=False) + "\n")
     plots = eval_report.plot_groups(per_type, folder / "plots")
+    differences = paired_differences(per_question)
+    abstention = abstention_summary(per_question)
+    if not differences.empty:
+        differences.to_csv(folder / "differences.csv", index=False)
+    abstention.to_csv(folder / "abstention.csv", index=False)
     summary = eval_report.markdown_table(per_type)
+    if not differences.empty:
+        summary += "\n\n" + differences_markdown(differences, KEY_METRICS)
+    if abstention["unanswerable"].sum():
+        summary += "\n\n" + abstention_markdown(abstention)
     (folder / "summary.md").write_text(summary + "\n", encoding="utf-8")
 
     samples_scored = max(1, len(records))

@@ -11,11 +11,13 @@ from pypdf import PdfReader
 from rapidfuzz import fuzz
 
 from geo_assets.evaluation.dataset import (
+    CORPUS_DATASET,
     DEFAULT_DATASET,
     EvalQuestion,
     dataset_version,
     load_eval_dataset,
     match_key,
+    resolve_dataset,
 )
 from geo_rag_runtime.errors import InputError
 from geo_rag_runtime.models import QUERY_TYPES
@@ -194,6 +196,7 @@ def test_dataset_version_changes_with_content(tmp_path: Path):
         (json.dumps(_good_record(id="q002", question="   ")), "question"),
         (json.dumps(_good_record(id="q002", papers=["other.pdf"])), "not listed in papers"),
         (json.dumps(_good_record(id="q002", surprise=1)), "surprise"),
+        (json.dumps(_good_record(id="q002", answerable=False)), "unanswerable question has no"),
         (json.dumps(_good_record()), "duplicate id 'q001' (first used on line 1)"),
     ],
     ids=[
@@ -206,6 +209,7 @@ def test_dataset_version_changes_with_content(tmp_path: Path):
         "blank-question",
         "unlisted-paper",
         "extra-field",
+        "unanswerable-with-evidence",
         "duplicate-id",
     ],
 )
@@ -230,3 +234,24 @@ def test_missing_and_empty_files_raise_input_error(tmp_path: Path):
         load_eval_dataset(tmp_path / "absent.jsonl")
     with pytest.raises(InputError, match="no questions"):
         load_eval_dataset(_write(tmp_path, ["", ""]))
+
+
+def test_the_corpus_set_loads_with_its_unanswerable_questions():
+    """The second set (17 shared-corpus papers): what issue 14 asks of it, checked on the file."""
+    questions = load_eval_dataset(resolve_dataset("corpus"))
+    assert resolve_dataset("corpus") == CORPUS_DATASET and resolve_dataset(None) == DEFAULT_DATASET
+    assert len(questions) >= 120
+    assert min(Counter(q.query_type for q in questions).values()) >= 25
+    assert sum(q.multi_hop for q in questions) >= 20
+    unanswerable = [q for q in questions if not q.answerable]
+    assert len(unanswerable) >= 15 and all(not q.reference_passages for q in unanswerable)
+    assert len({p for q in questions for p in q.papers}) == 17
+
+
+def test_default_answerability_does_not_change_the_version(tmp_path: Path):
+    """Sets written before ``answerable``/``multi_hop`` existed keep their version."""
+    plain = dataset_version(_write(tmp_path, [json.dumps(_good_record())]))
+    explicit = _write(tmp_path, [json.dumps(_good_record(answerable=True, multi_hop=False))])
+    assert dataset_version(explicit) == plain
+    hop = _write(tmp_path, [json.dumps(_good_record(multi_hop=True))])
+    assert dataset_version(hop) != plain

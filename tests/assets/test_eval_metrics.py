@@ -40,6 +40,8 @@ def sample(**overrides: object) -> EvalSample:
         "reference_answer": REFERENCE,
         "reference_passages": (PASSAGE,),
         "reference_entities": ("zircon", "Bishop Tuff"),
+        "source_files": ("Iceland.pdf", "Keller2018.pdf", "Zhu2024.pdf"),
+        "reference_papers": ("Keller2018.pdf",),
     }
     values.update(overrides)
     return EvalSample(**values)
@@ -135,6 +137,12 @@ def test_retrieval_metrics_through_the_suite(suite: MetricSuite) -> None:
     assert (values["hit@1"].value, values["hit@3"].value, values["hit@5"].value) == (0.0, 1.0, 1.0)
     assert values["mrr"].value == 0.5
     assert values["passage_recall"].value == 1.0
+    assert values["evidence_recall@5"].value == 1.0 and values["paper_hit@5"].value == 1.0
+    assert values["false_abstention"].value == 0.0 and values["abstention"].status == "undefined"
+    # the passage at rank 6: outside the evidence window, still found by passage recall over all chunks
+    deep = by_name(suite.score([sample(chunk_texts=(CHUNKS[0],) * 5 + (CHUNKS[1],), source_files=())])[0])
+    assert deep["evidence_recall@5"].value == 0.0 and deep["passage_recall"].value == 1.0
+    assert deep["paper_hit@5"].status == "undefined"  # no paper names to compare
     # RAGAS non-LLM context metrics compare whole strings (Levenshtein >= 0.5): the long chunk that
     # contains the passage is not "similar" to it, so precision and recall are 0 here
     assert values["non_llm_context_recall"].value == 0.0
@@ -223,6 +231,8 @@ def test_judge_metrics_not_computed_without_judge(suite: MetricSuite) -> None:
         if spec.needs_judge:
             assert value.status == "not_computed" and math.isnan(value.value)
             assert value.reason == "no judge configured: set GEO_RAG_JUDGE_MODEL"
+        elif spec.name == "abstention":  # only for unanswerable questions
+            assert value.status == "undefined" and value.reason == "answerable question"
         else:
             assert value.status == "ok", spec.name
 
@@ -399,7 +409,7 @@ def test_the_judge_scores_only_its_sample_and_metrics(tmp_path, suite: MetricSui
         if spec.needs_judge:
             assert outside[spec.name].status == "not_computed"
             assert outside[spec.name].reason == "outside the judged sample (1 per query type)"
-        else:
+        elif spec.name != "abstention":
             assert outside[spec.name].status == "ok", spec.name
     # only faithfulness prompts were sent: its two steps (statements, then verdicts) for one answer
     assert 1 <= len(judge.requests) <= 2
@@ -429,3 +439,48 @@ def test_the_judged_sample_is_stratified_and_stable() -> None:
     chosen = judge_plan(Settings(judge_sample_per_type=1, judge_metrics=["faithfulness"]), questions, remote)
     assert chosen.questions is not None and len(chosen.questions) == 4
     assert chosen.describe() == "1 per query type; faithfulness"
+
+
+def test_unanswerable_questions_are_scored_by_abstention(suite: MetricSuite) -> None:
+    """No evidence exists: retrieval metrics are undefined, "Not found" is the right answer."""
+    common = {"reference_passages": (), "reference_papers": (), "answerable": False}
+    abstained, answered = (
+        by_name(v)
+        for v in suite.score(
+            [sample(answer="Not found in the corpus.", **common), sample(question_id="q2", **common)]
+        )
+    )
+    assert abstained["abstention"].value == 1.0 and answered["abstention"].value == 0.0
+    for name in ("hit@5", "mrr", "evidence_recall@5", "paper_hit@5", "passage_recall"):
+        assert abstained[name].status == "undefined", name
+    assert abstained["false_abstention"].status == "undefined"
+    wrongly = by_name(suite.score([sample(answer="Not found in the corpus.")])[0])
+    assert wrongly["false_abstention"].value == 1.0
+
+
+def test_paired_bootstrap_interval_and_abstention_summary() -> None:
+    import pandas as pd
+
+    from geo_assets.evaluation.comparison import abstention_summary, paired_differences
+
+    rows = []
+    for i in range(40):  # hybrid finds the evidence on 30 of 40 questions, baseline on 20 of them
+        for system, value in (("HybridRAG", float(i < 30)), ("BaselineRAG", float(i < 20))):
+            rows.append(("explicit_fact", f"q{i}", system, "hit@5", value, "ok"))
+    rows.append(("explicit_fact", "q99", "HybridRAG", "hit@5", 1.0, "ok"))  # unpaired: left out
+    for i, (h, b) in enumerate([(1.0, 0.0), (1.0, 1.0), (0.0, 0.0)]):
+        rows.append(("implicit_reasoning", f"u{i}", "HybridRAG", "abstention", h, "ok"))
+        rows.append(("implicit_reasoning", f"u{i}", "BaselineRAG", "abstention", b, "ok"))
+    rows.append(("implicit_reasoning", "a1", "HybridRAG", "false_abstention", 1.0, "ok"))
+    rows.append(("implicit_reasoning", "a1", "BaselineRAG", "false_abstention", 0.0, "ok"))
+    frame = pd.DataFrame(rows, columns=["query_type", "question_id", "system", "metric", "value", "status"])
+    diffs = paired_differences(frame)
+    hit = diffs[(diffs["metric"] == "hit@5") & (diffs["query_type"] == "explicit_fact")].iloc[0]
+    assert hit["n"] == 40 and hit["difference"] == pytest.approx(0.25)
+    assert 0.0 < hit["ci_low"] < 0.25 < hit["ci_high"] < 0.5  # ten discordant pairs of 40: clearly > 0
+    assert paired_differences(frame).equals(diffs)  # fixed seed: the same interval every run
+    summary = abstention_summary(frame).set_index("system")
+    assert summary.loc["HybridRAG", "abstention_recall"] == pytest.approx(2 / 3)
+    assert summary.loc["HybridRAG", "abstention_precision"] == pytest.approx(2 / 3)
+    assert summary.loc["BaselineRAG", "abstention_precision"] == 1.0
+    assert summary.loc["HybridRAG", "false_abstention"] == 1.0
