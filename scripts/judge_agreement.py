@@ -38,9 +38,11 @@ _MARKERS = re.compile(r"\s*\[(?:[VG]\d+(?:\s*[,;]\s*[VG]?\d+)*)\]")
 
 
 def _contexts(record: dict) -> list[str]:
+    from geo_assets.evaluation.answering import fact_text
+
     contexts = record["contexts"]
     chunks = [c["text"] for c in contexts["VectorRAG_Context"].values()]
-    facts = [f["text"] for f in contexts["GraphRAG_Context"].values()]
+    facts = [fact_text(f) for f in contexts["GraphRAG_Context"].values()]
     return [t for t in chunks + facts if t and t.strip()]
 
 

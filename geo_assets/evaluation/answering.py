@@ -60,6 +60,20 @@ def _text(item: Any) -> str:
     return str(item or "")
 
 
+def fact_text(fact: dict[str, Any]) -> str:
+    """A graph fact as the answer saw it: the triple and the source sentences it was read from.
+
+    The generators cite a fact by its source sentence, so a judge shown only "A RELATION B" would
+    call a sentence quoted from that source unsupported.
+    """
+    sentences = [
+        str(p.get("sentence") or "").strip() for p in fact.get("provenance") or [] if isinstance(p, dict)
+    ]
+    sentences = [s for s in dict.fromkeys(sentences) if s]
+    text = _text(fact)
+    return f"{text} (source: {' / '.join(sentences)})" if sentences else text
+
+
 def contexts_of(answer: Answer) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(chunks in rank order, graph facts) from ``Answer.contexts``."""
     contexts = answer.contexts or {}
@@ -107,7 +121,7 @@ def collect_answers(
                 record.chunk_texts = [_text(c) for c in chunks]
                 record.chunk_ids = [c.get("chunk_id") for c in chunks]
                 record.source_files = [c.get("source_file") for c in chunks]
-                record.fact_texts = [_text(f) for f in facts]
+                record.fact_texts = [fact_text(f) for f in facts]
                 record.timings_ms = dict(answer.timings_ms)
                 record.notes = list(answer.notes)
             record.wall_ms = round((time.perf_counter() - started) * 1000, 1)

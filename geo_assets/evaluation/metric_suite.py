@@ -214,10 +214,13 @@ class MetricSuite:
                 out.append(MetricValue(f"hit@{k}", 1.0 if first is not None and first <= k else 0.0))
             out.append(MetricValue("mrr", 1.0 / first if first else 0.0))
             top = matrix[:EVIDENCE_K]
+            found_top = sum(1 for j in range(len(passages)) if any(row[j] for row in top))
             out.append(
                 MetricValue(
                     f"evidence_recall@{EVIDENCE_K}",
-                    sum(1 for j in range(len(passages)) if any(row[j] for row in top)) / len(passages),
+                    found_top / len(passages) if passages else math.nan,
+                    OK if passages else UNDEFINED,
+                    "" if passages else "no reference passages",
                 )
             )
             papers = set(s.reference_papers)

@@ -1,8 +1,11 @@
 """Training and evaluation of the query-type classifier (PAPER.md section 6).
 
 The shipped model is the paper's pipeline, TF-IDF(max_features=7000, ngram_range=(1, 3)) +
-LogisticRegression(C=50, max_iter=3000, class_weight="balanced"). In the same run it is compared
-with other classifiers on the same features (one TF-IDF fitted per fold on that fold's training part
+LogisticRegression(C=50, max_iter=3000, class_weight="balanced"), with one addition: the question's
+packaged-MiniLM embedding beside the TF-IDF features (``geo_rag_runtime.question_features``: on
+hand-written questions it lifted accuracy from 0.51 to 0.70, where n-grams alone had learned the
+templates). The test-split numbers are the shipped pipeline's. In the same run the classifier is
+compared with others on the TF-IDF features (one TF-IDF fitted per fold on that fold's training part
 and shared by all candidates, so the vocabulary never sees the held-out fold), by two seeded
 cross-validations over the synthetic data:
 
@@ -40,12 +43,13 @@ from sklearn.linear_model import LogisticRegression, SGDClassifier
 from sklearn.metrics import accuracy_score, classification_report, confusion_matrix, f1_score
 from sklearn.model_selection import StratifiedGroupKFold, StratifiedKFold
 from sklearn.naive_bayes import ComplementNB, MultinomialNB
-from sklearn.pipeline import Pipeline
+from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
 from geo_rag_runtime.classifier import write_artifact
 from geo_rag_runtime.models import QUERY_TYPES
+from geo_rag_runtime.question_features import QuestionEmbedding
 
 SHIPPED_MODEL = "logreg_paper"
 CV_FOLDS = 5
@@ -60,6 +64,9 @@ CONFIDENCE_THRESHOLDS = (0.45, 0.6, 0.8, 0.9)
 # template that happens to produce a test question cannot inflate the test score.
 DECONTAMINATION_COSINE = 0.8
 
+# Scale of the embedding block beside the TF-IDF block (both rows have norm 1 before scaling). On the
+# 186 hand-written corpus questions: 1.0 → 0.70 accuracy, 2.0 → 0.68, 4.0 → 0.63 (TF-IDF alone 0.51).
+EMBEDDING_WEIGHT = 1.0
 TFIDF_PARAMS: dict[str, Any] = {"max_features": 7000, "ngram_range": (1, 3)}
 LOGREG_PARAMS: dict[str, Any] = {"C": 50, "max_iter": 3000, "class_weight": "balanced"}
 
@@ -89,7 +96,10 @@ def candidate_models(seed: int = 13) -> dict[str, ClassifierMixin]:
 
 
 def build_pipeline(model: ClassifierMixin) -> Pipeline:
-    return Pipeline([("tfidf", tfidf()), ("clf", model)])
+    """The paper's TF-IDF and, beside it, the question's MiniLM embedding (``question_features``
+    says why), then the classifier."""
+    features = FeatureUnion([("tfidf", tfidf()), ("embedding", QuestionEmbedding(EMBEDDING_WEIGHT))])
+    return Pipeline([("features", features), ("clf", model)])
 
 
 @dataclass
@@ -131,6 +141,7 @@ class TrainingResult:
             "n_train": self.n_train,
             "n_test": self.n_test,
             "n_decontaminated": self.n_decontaminated,
+            "comparison_features": "tfidf",  # the CV columns; the shipped pipeline adds the embedding
             "cv_winner": self.cv_winner,
             "group_cv_winner": self.group_cv_winner,
         }
@@ -351,6 +362,7 @@ def train_classifier(
         train_seconds=time.perf_counter() - started,
         params={
             "tfidf": {**TFIDF_PARAMS, "ngram_range": list(TFIDF_PARAMS["ngram_range"])},
+            "embedding": {"model": "all-MiniLM-L6-v2 (packaged)", "weight": EMBEDDING_WEIGHT},
             "logistic_regression": LOGREG_PARAMS,
         },
     )
@@ -362,7 +374,9 @@ def _drop_process_caches(pipeline: Pipeline) -> None:
     TfidfVectorizer keeps ``_stop_words_id = id(stop_words)``, a memory address that differs in every
     process and is meaningless after unpickling; scikit-learn recomputes it when needed.
     """
-    for _, step in pipeline.steps:
+    steps = [step for _, step in pipeline.steps]
+    steps += [part for step in steps if isinstance(step, FeatureUnion) for _, part in step.transformer_list]
+    for step in steps:
         if hasattr(step, "_stop_words_id"):
             delattr(step, "_stop_words_id")
 

@@ -36,7 +36,9 @@ def small_result(small_train: pd.DataFrame, seed_queries: pd.DataFrame) -> ct.Tr
 
 def test_shipped_pipeline_has_the_papers_parameters(small_result: ct.TrainingResult) -> None:
     params = small_result.pipeline.get_params()
-    assert params["tfidf__max_features"] == 7000 and params["tfidf__ngram_range"] == (1, 3)
+    assert params["features__tfidf__max_features"] == 7000
+    assert params["features__tfidf__ngram_range"] == (1, 3)
+    assert params["features__embedding__weight"] == ct.EMBEDDING_WEIGHT
     assert params["clf__C"] == 50 and params["clf__max_iter"] == 3000
     assert params["clf__class_weight"] == "balanced"
     assert type(params["clf"]).__name__ == "LogisticRegression"
