@@ -51,7 +51,7 @@ def _vectors(texts: Sequence[str]) -> np.ndarray:
         return np.stack([extra[t] if t in extra else _memo[t] for t in texts])
 
 
-class QuestionEmbedding(TransformerMixin, BaseEstimator):  # type: ignore[misc]
+class QuestionEmbedding(TransformerMixin, BaseEstimator):  # type: ignore[misc,unused-ignore]
     """``transform(questions)`` → MiniLM vectors (rows of norm ``weight``) for a FeatureUnion."""
 
     def __init__(self, weight: float = 1.0) -> None:
