@@ -1,0 +1,98 @@
+"""Retrieval ablation: evidence recall@5 and hit@5 per method and query type, with the full pipelines.
+
+    GEO_RAG_HOME=/path/to/corpus-home python scripts/ablate_retrieval.py [--dataset corpus] [--k 5]
+
+Methods, all on the same answerable questions of the dataset (route forced to the question's type,
+so the classifier's mistakes do not blur the retrieval comparison):
+
+* ``dense``, ``bm25``: one retriever's top k;
+* ``rrf``: both fused by reciprocal rank (k=60, equal weights); ``rrf_hybrid``: fused as the hybrid
+  strategy fuses them (``HYBRID_FUSION``, printed in the header);
+* ``baseline``: BaselineRAG as a user gets it (``ask(mode="baseline")``: its context's chunks);
+* ``hybrid``: HybridRAG's routed strategy, refinement and context, as a user gets it.
+
+A chunk holds a reference passage when the evaluation's partial-ratio match says so. Prints one table
+(method × type, evidence recall@k / hit@k) and the seconds per question. Numbers are measured, not
+asserted; the answers use the extractive generator (the answer is not what is measured).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dataset", default="corpus")
+    parser.add_argument("--k", type=int, default=5)
+    args = parser.parse_args(argv)
+
+    from geo_assets.evaluation.dataset import load_eval_dataset, resolve_dataset
+    from geo_assets.evaluation.retrieval_metrics import passage_matches
+    from geo_rag_runtime.models import QUERY_TYPES
+    from geo_rag_runtime.query.question import prepare_question
+    from geo_rag_runtime.query.strategies.hybrid import HYBRID_FUSION
+    from geo_rag_runtime.retrieval.fusion import fuse
+    from geo_rag_runtime.service import RagService
+    from geo_rag_runtime.settings import get_settings
+
+    k = args.k
+    service = RagService(get_settings().model_copy(update={"generator": "extractive", "llm_steps": []}))
+    tools = service.resources().tools
+    questions = [q for q in load_eval_dataset(resolve_dataset(args.dataset)) if q.answerable]
+    scores: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    seconds: dict[str, list[float]] = {}
+
+    def record(method: str, qtype: str, passages: list[str], texts: list[str], started: float) -> None:
+        seconds.setdefault(method, []).append(time.perf_counter() - started)
+        found = [any(passage_matches(p, t) for t in texts[:k]) for p in passages]
+        scores.setdefault((method, qtype), []).append((sum(found) / len(found), float(any(found))))
+
+    for number, q in enumerate(questions, 1):
+        passages = [p.text for p in q.reference_passages]
+        question = prepare_question(q.question, 2000, tools.recognize)
+        started = time.perf_counter()
+        dense = tools.dense(question.search_text, 4 * k)
+        record("dense", q.query_type, passages, [i.text for i in dense], started)
+        started = time.perf_counter()
+        sparse = tools.keyword(question.search_text, 4 * k)
+        record("bm25", q.query_type, passages, [i.text for i in sparse], started)
+        started = time.perf_counter()
+        record("rrf", q.query_type, passages, [i.text for i in fuse(dense, sparse, top_k=k)], started)
+        started = time.perf_counter()
+        tuned = fuse(dense, sparse, top_k=k, **HYBRID_FUSION)
+        record("rrf_hybrid", q.query_type, passages, [i.text for i in tuned], started)
+        for mode in ("baseline", "hybrid"):
+            started = time.perf_counter()
+            answer = service.ask(q.question, mode=mode, category=q.query_type)
+            chunks = [c["text"] for c in answer.contexts["VectorRAG_Context"].values()]
+            record(mode, q.query_type, passages, chunks, started)
+        if number % 20 == 0:
+            print(f"{number}/{len(questions)}", file=sys.stderr, flush=True)
+
+    types = [t for t in QUERY_TYPES if any(key[1] == t for key in scores)]
+    print(
+        f"evidence recall@{k} / hit@{k}, {len(questions)} answerable questions ({args.dataset}); {HYBRID_FUSION=}"
+    )
+    print(f"{'method':<16} " + " ".join(f"{t[:22]:>23}" for t in [*types, "all"]) + f" {'s/q':>6}")
+    for method in seconds:
+        cells = []
+        for t in [*types, "all"]:
+            values = [
+                v for (m, qt), vs in scores.items() if m == method and (qt == t or t == "all") for v in vs
+            ]
+            recall = statistics.fmean(v[0] for v in values)
+            hit = statistics.fmean(v[1] for v in values)
+            cells.append(f"{recall:.3f} / {hit:.3f} (n={len(values)})".rjust(23))
+        print(f"{method:<16} " + " ".join(cells) + f" {statistics.fmean(seconds[method]):>6.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
