@@ -62,7 +62,7 @@ class Settings(BaseSettings):
         default=None,
         ge=0,
         description="questions per query type the judge scores (a stratified sample, stable across "
-        "runs); 0 = all; unset = all for a configured judge, 3 for the local model (~1 h on 2 cores)",
+        "runs); 0 = all; unset = all for a configured judge, 1 for the local model (~1 h on 2 cores)",
     )
     judge_metrics: list[str] | None = Field(
         default=None,

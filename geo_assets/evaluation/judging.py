@@ -1,7 +1,7 @@
 """What the judge is asked in one run: which questions (a stratified sample) and which metrics.
 
-A judged metric costs several long prompts per answer; the local 1.5B model on 2 CPU cores needs
-43–91 s per call even with short contexts (measured, issue 13), so by default it scores
+A judged metric costs several long prompts per answer; the local 1.5B model on 2 CPU cores needed
+about 190 s per judged value over five passages (measured, issue 13), so by default it scores
 :data:`LOCAL_JUDGE_SAMPLE_PER_TYPE` questions of each type with :data:`LOCAL_JUDGE_METRICS`, while a
 configured endpoint judges the whole set with every metric. The sample is stratified by query type and
 stable: questions are ordered by the SHA-256 of their id, so the same questions are judged in every

@@ -13,9 +13,10 @@ EVIDENCE_K = 5  # evidence recall and paper hit look at the chunks a 5-passage a
 UNANSWERABLE = "unanswerable question: no reference evidence"
 JUDGE_MAX_TOKENS = 2048
 NO_JUDGE_REASON = "no judge configured: set GEO_RAG_JUDGE_MODEL"
-# the local 1.5B judge on 2 CPU cores: measured 43–91 s per judged metric call with short contexts, so by
-# default it scores a stratified sample with the two metrics that check grounding and retrieval
-LOCAL_JUDGE_SAMPLE_PER_TYPE = 3
+# the local 1.5B judge on 2 CPU cores: a judged value over five passages took ~190 s (an 8-question × 2
+# metric sample, both systems: 52 min on the busy machine), so by default it scores one question per type
+# with the two metrics that check grounding and retrieval — about an hour
+LOCAL_JUDGE_SAMPLE_PER_TYPE = 1
 LOCAL_JUDGE_METRICS = ("faithfulness", "context_recall")
 UNREACHABLE_LIMIT = 3  # consecutive connection failures/timeouts after which the judge is not asked again
 

@@ -433,7 +433,7 @@ def test_the_judged_sample_is_stratified_and_stable() -> None:
     local = JudgeTarget("qwen", "http://127.0.0.1:8765/v1", None, True)
     remote = JudgeTarget("gpt", "https://api.example/v1", "key", False)
     default_local = judge_plan(Settings(), questions, local)
-    assert default_local.questions == picked
+    assert default_local.questions == stratified_sample(questions, 1) and len(default_local.questions) == 4
     assert default_local.metrics == frozenset({"faithfulness", "context_recall"})
     assert judge_plan(Settings(), questions, remote) == JudgePlan(0, None, None)
     chosen = judge_plan(Settings(judge_sample_per_type=1, judge_metrics=["faithfulness"]), questions, remote)
