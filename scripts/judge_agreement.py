@@ -160,7 +160,7 @@ def score(args: argparse.Namespace) -> int:
         )
     missing = sorted(set(labels) - set(judged))
     if missing:
-        print(f"labelled but not judged (judge failed): {', '.join(missing)}")
+        print(f"labelled but not judged (not yet, or the judge failed): {', '.join(missing)}")
     return 0
 
 
