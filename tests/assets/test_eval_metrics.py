@@ -237,12 +237,13 @@ def test_judge_metrics_not_computed_without_judge(suite: MetricSuite) -> None:
             assert value.status == "ok", spec.name
 
 
-def test_judge_unavailable_reason() -> None:
+def test_judge_unavailable_reason(tmp_path) -> None:
     from geo_rag_runtime.settings import Settings
 
     assert em.judge_unavailable_reason(Settings(judge_model=None, local_llm=False)) == em.NO_JUDGE_REASON
-    # no local server runs in this home: the reason says how to get one
-    assert "geo-rag llm start" in em.judge_unavailable_reason(Settings(judge_model=None, local_llm=True))
+    # no local server runs in this (empty) home: the reason says how to get one
+    reason = em.judge_unavailable_reason(Settings(judge_model=None, local_llm=True, home=tmp_path))
+    assert reason is not None and "geo-rag llm start" in reason
     reason = em.judge_unavailable_reason(Settings(judge_model="m", openai_base_url=None, openai_api_key=None))
     assert "OPENAI_BASE_URL" in reason
     assert (
