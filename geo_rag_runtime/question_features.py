@@ -33,22 +33,16 @@ def _vectors(texts: Sequence[str]) -> np.ndarray:
     from geo_rag_runtime.embeddings import SentenceTransformerEmbedder
 
     with _memo_lock:
-        todo = sorted({t for t in texts if t not in _memo})
+        known = {t: _memo[t] for t in texts if t in _memo}
+    todo = sorted(set(texts) - known.keys())
     if todo:
-        fresh = SentenceTransformerEmbedder().embed_documents(todo)
+        fresh = dict(zip(todo, SentenceTransformerEmbedder().embed_documents(todo), strict=True))
+        known.update(fresh)
         with _memo_lock:
-            for text, row in zip(todo, fresh, strict=True):
-                _memo[text] = row
+            _memo.update(fresh)
             while len(_memo) > _MEMO_LIMIT:
                 _memo.popitem(last=False)
-    with _memo_lock:
-        missing = [t for t in texts if t not in _memo]
-    if missing:  # evicted meanwhile by a very large batch: embed those again
-        extra = dict(zip(missing, SentenceTransformerEmbedder().embed_documents(missing), strict=True))
-    else:
-        extra = {}
-    with _memo_lock:
-        return np.stack([extra[t] if t in extra else _memo[t] for t in texts])
+    return np.stack([known[t] for t in texts])
 
 
 class QuestionEmbedding(TransformerMixin, BaseEstimator):  # type: ignore[misc,unused-ignore]

@@ -32,6 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from geo_rag_runtime.query.grounded import content_words as words  # noqa: E402 - after the offline flag
+from geo_rag_runtime.query.grounded import strip_markers  # noqa: E402
 
 _SUPPORTED = re.compile(r"(\d+)/(\d+) answer sentences supported")
 
@@ -74,7 +75,7 @@ def main(argv: list[str]) -> int:
                 started = time.perf_counter()
                 answer = service.ask(row["question"], category=qtype)
                 elapsed = time.perf_counter() - started
-                text = re.sub(r"\s*\[[VG]\d+\]", "", answer.answer)
+                text = strip_markers(answer.answer)
                 supported = [m for n in answer.notes if (m := _SUPPORTED.search(n))]
                 score = {
                     "similarity": float(np.dot(embedder.embed_query(text), reference)),

@@ -22,11 +22,9 @@ on "fully faithful" (human 1.0 vs judge ≥ 0.99) and on "mostly faithful" (≥ 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import os
-import re
 import statistics
 import sys
 import time
@@ -34,23 +32,16 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-_MARKERS = re.compile(r"\s*\[(?:[VG]\d+(?:\s*[,;]\s*[VG]?\d+)*)\]")
-
-
-def _contexts(record: dict) -> list[str]:
-    from geo_assets.evaluation.answering import fact_text
-
-    contexts = record["contexts"]
-    chunks = [c["text"] for c in contexts["VectorRAG_Context"].values()]
-    facts = [fact_text(f) for f in contexts["GraphRAG_Context"].values()]
-    return [t for t in chunks + facts if t and t.strip()]
-
 
 def judge(args: argparse.Namespace) -> int:
+    from types import SimpleNamespace
+
+    from geo_assets.evaluation.answering import context_texts, split_contexts
+    from geo_assets.evaluation.judging import stratified_sample
     from geo_assets.evaluation.metric_specs import EvalSample
     from geo_assets.evaluation.metric_suite import MetricSuite
     from geo_assets.evaluation.ragas_adapters import build_judge_llm, resolve_judge
-    from geo_rag_runtime.query.grounded import split_answer
+    from geo_rag_runtime.query.grounded import split_answer, strip_markers
     from geo_rag_runtime.settings import get_settings
 
     settings = get_settings()
@@ -59,36 +50,32 @@ def judge(args: argparse.Namespace) -> int:
         print(f"no judge: {target}", file=sys.stderr)
         return 2
     records = [json.loads(line) for line in Path(args.answers).read_text().splitlines() if line.strip()]
-    ids: dict[str, list[str]] = {}
-    for rid in sorted({r["id"] for r in records}, key=lambda i: hashlib.sha256(i.encode()).hexdigest()):
-        qtype = next(r["query_type"] for r in records if r["id"] == rid)
-        if len(ids.setdefault(qtype, [])) < args.per_type:
-            ids[qtype].append(rid)
-    chosen = [r for r in records if any(r["id"] in v for v in ids.values())]
+    questions = {r["id"]: SimpleNamespace(id=r["id"], query_type=r["query_type"]) for r in records}
+    picked = stratified_sample(list(questions.values()), args.per_type) or frozenset(questions)
+    samples = {}
+    for record in records:
+        if record["id"] in picked:
+            chunk_texts, fact_texts = context_texts(*split_contexts(record["contexts"]))
+            samples[f"{record['id']}/{record['generator_setting']}"] = EvalSample(
+                record["id"], record["query_type"], "hybrid", record["question"],
+                strip_markers(record["answer"]), tuple(chunk_texts), tuple(fact_texts),
+                record["reference_answer"], (), (),
+            )  # fmt: skip
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     llm, caching = build_judge_llm(settings, out / "judge_cache", target=target)
     suite = MetricSuite(judge_llm=llm, judged_metrics=frozenset({"faithfulness"}), judge_concurrency=1)
-    sheet = [f"# Faithfulness labels ({len(chosen)} answers)\n"]
-    for n, record in enumerate(chosen, 1):  # the sheet first: a person can label while the judge runs
-        key = f"{record['id']}/{record['generator_setting']}"
-        answer = _MARKERS.sub("", record["answer"]).strip()
-        sheet.append(f"\n## Answer {n} — key `{key}`\n\n**Question:** {record['question']}\n")
-        sheet += [f"\n**Context {i}:** {text}\n" for i, text in enumerate(_contexts(record))]
+    sheet = [f"# Faithfulness labels ({len(samples)} answers)\n"]
+    for n, (key, sample) in enumerate(samples.items(), 1):  # the sheet first: label while the judge runs
+        sheet.append(f"\n## Answer {n} — key `{key}`\n\n**Question:** {sample.question}\n")
+        sheet += [f"\n**Context {i}:** {text}\n" for i, text in enumerate(sample.contexts)]
         sheet.append("\n**Answer sentences:**\n")
-        sheet += [f"{i}. {s}\n" for i, s in enumerate(split_answer(answer), 1)]
+        sheet += [f"{i}. {s}\n" for i, s in enumerate(split_answer(sample.answer), 1)]
     (out / "sheet.md").write_text("".join(sheet), encoding="utf-8")
     if args.sheet_only:
         return 0
     with (out / "judged.jsonl").open("w", encoding="utf-8") as handle:
-        for record in chosen:
-            key = f"{record['id']}/{record['generator_setting']}"
-            answer = _MARKERS.sub("", record["answer"]).strip()
-            contexts = _contexts(record)
-            sample = EvalSample(
-                record["id"], record["query_type"], "hybrid", record["question"], answer,
-                tuple(contexts), (), record["reference_answer"], (), (),
-            )  # fmt: skip
+        for key, sample in samples.items():
             started = time.perf_counter()
             value = next(v for v in suite.score([sample])[0] if v.metric == "faithfulness")
             seconds = time.perf_counter() - started
@@ -111,23 +98,16 @@ def judge(args: argparse.Namespace) -> int:
 
 
 def _spearman(x: list[float], y: list[float]) -> float:
-    def ranks(v: list[float]) -> list[float]:
-        order = sorted(range(len(v)), key=lambda i: v[i])
-        r = [0.0] * len(v)
-        i = 0
-        while i < len(order):
-            j = i
-            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                r[order[k]] = (i + j) / 2
-            i = j + 1
-        return r
+    """Spearman's rank correlation (SciPy's); NaN below three pairs or for constant labels."""
+    import warnings
 
-    rx, ry = ranks(x), ranks(y)
-    if len(x) < 3 or statistics.pstdev(rx) == 0 or statistics.pstdev(ry) == 0:
+    from scipy.stats import spearmanr
+
+    if len(x) < 3:
         return math.nan
-    return statistics.correlation(rx, ry)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # constant input: SciPy warns and returns NaN
+        return float(spearmanr(x, y).statistic)
 
 
 def score(args: argparse.Namespace) -> int:
@@ -170,7 +150,7 @@ def main(argv: list[str]) -> int:
     j = sub.add_parser("judge")
     j.add_argument("answers")
     j.add_argument("--out", default="judge-agreement")
-    j.add_argument("--per-type", type=int, default=3)
+    j.add_argument("--per-type", type=int, default=3, help="questions per type (0 = all)")
     j.add_argument("--sheet-only", action="store_true", help="write the labelling sheet, judge nothing")
     s = sub.add_parser("score")
     s.add_argument("judged")

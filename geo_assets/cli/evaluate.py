@@ -38,12 +38,13 @@ def evaluate(
     if dataset is not None:
         from geo_assets.evaluation.dataset import resolve_dataset
 
-        if not resolve_dataset(dataset).is_file():
+        path = resolve_dataset(dataset)
+        if not path.is_file():
             print(
                 f"error: evaluation dataset not found: {dataset} (or use 'dev' or 'corpus')", file=sys.stderr
             )
             return 2
-        dataset = str(resolve_dataset(dataset).resolve())
+        dataset = str(path.resolve())
     out_dir = str(Path(out).resolve()) if out else str(get_settings().path("evaluation"))
     assets, selection = _evaluation_assets()
     results_config: dict = {"out": out_dir}

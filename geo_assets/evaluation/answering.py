@@ -6,7 +6,7 @@ contexts of an ``Answer`` are read back in rank order (``contexts_of``).
 """
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,7 +76,11 @@ def fact_text(fact: dict[str, Any]) -> str:
 
 def contexts_of(answer: Answer) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(chunks in rank order, graph facts) from ``Answer.contexts``."""
-    contexts = answer.contexts or {}
+    return split_contexts(answer.contexts or {})
+
+
+def split_contexts(contexts: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(chunks in rank order, graph facts) from an answer's context dictionary (also as stored in JSON)."""
     chunks = [
         c if isinstance(c, dict) else {"text": _text(c)} for c in _ordered(contexts.get("VectorRAG_Context"))
     ]
@@ -84,6 +88,13 @@ def contexts_of(answer: Answer) -> tuple[list[dict[str, Any]], list[dict[str, An
         f if isinstance(f, dict) else {"text": _text(f)} for f in _ordered(contexts.get("GraphRAG_Context"))
     ]
     return chunks, facts
+
+
+def context_texts(
+    chunks: Sequence[dict[str, Any]], facts: Sequence[dict[str, Any]]
+) -> tuple[list[str], list[str]]:
+    """What the metrics and the judge read: chunk texts, and facts with their source sentences."""
+    return [_text(c) for c in chunks], [fact_text(f) for f in facts]
 
 
 def _error_text(exc: BaseException) -> str:
@@ -118,10 +129,9 @@ def collect_answers(
                 record.category = answer.category
                 record.strategy = answer.strategy
                 record.generator = answer.generator
-                record.chunk_texts = [_text(c) for c in chunks]
+                record.chunk_texts, record.fact_texts = context_texts(chunks, facts)
                 record.chunk_ids = [c.get("chunk_id") for c in chunks]
                 record.source_files = [c.get("source_file") for c in chunks]
-                record.fact_texts = [fact_text(f) for f in facts]
                 record.timings_ms = dict(answer.timings_ms)
                 record.notes = list(answer.notes)
             record.wall_ms = round((time.perf_counter() - started) * 1000, 1)

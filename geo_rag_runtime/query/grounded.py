@@ -34,7 +34,14 @@ from geo_rag_runtime.query.generation import NOT_FOUND, Candidate, ExtractiveGen
 from geo_rag_runtime.query.relevance import RelevanceScorer
 from geo_rag_runtime.stores.protocols import ChatModel
 
-__all__ = ["GroundedGenerator", "Attribution", "attribute_sentences", "content_words", "split_answer"]
+__all__ = [
+    "GroundedGenerator",
+    "Attribution",
+    "attribute_sentences",
+    "content_words",
+    "split_answer",
+    "strip_markers",
+]
 
 _NUMBER = re.compile(r"(?<![\w.])[-−+]?\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -129,9 +136,14 @@ def _numbers(text: str) -> set[str]:
     return {n.replace("−", "-").replace(",", "").lstrip("+") for n in _NUMBER.findall(text)}
 
 
+def strip_markers(text: str) -> str:
+    """The text without citation markers ([V0], [G2], [3], [V1, V2] …)."""
+    return _MARKERS.sub("", text).strip()
+
+
 def split_answer(text: str) -> list[str]:
     """The model's answer as sentences, with any markers it wrote removed (they are not trusted)."""
-    clean = _MARKERS.sub("", " ".join(text.split())).strip()
+    clean = strip_markers(" ".join(text.split()))
     return [s.strip() for s in _SENTENCE_END.split(clean) if s.strip()]
 
 
