@@ -33,6 +33,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--k", type=int, default=5)
     args = parser.parse_args(argv)
 
+    from geo_assets.evaluation.answering import contexts_of
     from geo_assets.evaluation.dataset import load_eval_dataset, resolve_dataset
     from geo_assets.evaluation.retrieval_metrics import passage_matches
     from geo_rag_runtime.models import QUERY_TYPES
@@ -71,7 +72,7 @@ def main(argv: list[str]) -> int:
         for mode in ("baseline", "hybrid"):
             started = time.perf_counter()
             answer = service.ask(q.question, mode=mode, category=q.query_type)
-            chunks = [c["text"] for c in answer.contexts["VectorRAG_Context"].values()]
+            chunks = [c["text"] for c in contexts_of(answer)[0]]
             record(mode, q.query_type, passages, chunks, started)
         if number % 20 == 0:
             print(f"{number}/{len(questions)}", file=sys.stderr, flush=True)

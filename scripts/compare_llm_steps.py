@@ -58,6 +58,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", default="", help="also write one JSON line per question and version")
     args = parser.parse_args(argv)
 
+    from geo_assets.evaluation.answering import contexts_of
     from geo_assets.evaluation.retrieval_metrics import hit_at_k, passage_recall, reciprocal_rank
     from geo_rag_runtime.service import RagService
     from geo_rag_runtime.settings import get_settings
@@ -85,7 +86,7 @@ def main(argv: list[str]) -> int:
                 started = time.perf_counter()
                 answer = service.ask(row["question"], category=qtype)
                 seconds = time.perf_counter() - started
-                chunks = [c["text"] for c in answer.contexts["VectorRAG_Context"].values()]
+                chunks = [c["text"] for c in contexts_of(answer)[0]]
                 used_llm = any(p.split("@")[0] == PROMPT_NAMES[step] for p in answer.prompts)
                 score = {
                     "hit@1": hit_at_k(passages, chunks, 1),
