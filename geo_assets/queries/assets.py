@@ -70,7 +70,7 @@ def synthetic_queries(geo: GeoRagResource, documents: DocumentStoreResource, llm
 @dg.asset(
     group_name="queries",
     kinds={"scikitlearn"},
-    code_version="query-classifier-1",
+    code_version="query-classifier-2",
     check_specs=[dg.AssetCheckSpec("test_macro_f1_above_floor", asset="query_classifier", blocking=True)],
     description="TF-IDF (max_features=7000, ngram 1-3) + LogisticRegression(C=50, max_iter=3000, "
     "class_weight='balanced') as in the paper, compared by cross-validated macro-F1 with linear SVM, "
