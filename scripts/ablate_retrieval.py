@@ -7,7 +7,7 @@ so the classifier's mistakes do not blur the retrieval comparison):
 
 * ``dense``, ``bm25``: one retriever's top k;
 * ``rrf``: both fused by reciprocal rank (k=60, equal weights); ``rrf_hybrid``: fused as the hybrid
-  strategy fuses them (``HYBRID_FUSION``, printed in the header);
+  routes fuse them (``base.HYBRID_FUSION``, printed in the header);
 * ``baseline``: BaselineRAG as a user gets it (``ask(mode="baseline")``: its context's chunks);
 * ``hybrid``: HybridRAG's routed strategy, refinement and context, as a user gets it.
 
@@ -38,7 +38,7 @@ def main(argv: list[str]) -> int:
     from geo_assets.evaluation.retrieval_metrics import passage_matches
     from geo_rag_runtime.models import QUERY_TYPES
     from geo_rag_runtime.query.question import prepare_question
-    from geo_rag_runtime.query.strategies.hybrid import HYBRID_FUSION
+    from geo_rag_runtime.query.strategies.base import HYBRID_FUSION
     from geo_rag_runtime.retrieval.fusion import fuse
     from geo_rag_runtime.service import RagService
     from geo_rag_runtime.settings import get_settings

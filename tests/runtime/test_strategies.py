@@ -14,10 +14,10 @@ from geo_rag_runtime.query.compression import compress_passages
 from geo_rag_runtime.query.question import Question, prepare_question
 from geo_rag_runtime.query.strategies import (
     STRATEGIES,
-    DenseSimilarity,
     HybridSparseDense,
     KeywordExpansionCompression,
     MultiQuery,
+    Similarity,
     strategy_for,
 )
 from geo_rag_runtime.query.tools import RetrievalTools
@@ -52,7 +52,7 @@ def json_reply(payload: Any) -> Any:
 
 def test_routing_table_matches_the_paper() -> None:
     assert {k: v.name for k, v in STRATEGIES.items()} == {
-        "explicit_fact": "dense_similarity",
+        "explicit_fact": "similarity",
         "implicit_reasoning": "multi_query",
         "interpretable_rationale": "keyword_expansion+compression",
         "hidden_rationale": "hybrid_sparse_dense",
@@ -86,12 +86,20 @@ def test_graph_neighbours_come_from_the_graph(tools: RetrievalTools) -> None:
     assert graph_neighbours([], tools) == []
 
 
-def test_dense_similarity(tools: RetrievalTools) -> None:
-    run = DenseSimilarity().retrieve(q(MAGNETITE), tools, 3)
-    assert run.label == "dense_similarity" and 1 <= len(run.chunks) <= 3
-    assert all(item.retriever == "dense" for item in run.chunks)
+def test_similarity_fuses_dense_and_bm25(tools: RetrievalTools) -> None:
+    from geo_rag_runtime.query.strategies.base import HYBRID_FUSION
+    from geo_rag_runtime.retrieval.fusion import fuse
+
+    question = q(MAGNETITE)
+    run = Similarity().retrieve(question, tools, 3)
+    assert run.label == "similarity(dense+bm25)" and 1 <= len(run.chunks) <= 3
     assert run.chunks == sorted(run.chunks, key=lambda c: -c.score)
     assert "magnetite" in run.chunks[0].text.casefold()
+    dense, sparse = tools.dense(question.search_text, 12), tools.keyword(question.search_text, 12)
+    expected = fuse(dense, sparse, top_k=3, **HYBRID_FUSION)
+    assert [c.chunk_id for c in run.chunks] == [c.chunk_id for c in expected]
+    # BM25 counts more than dense: a chunk only BM25 ranks first outranks one only dense ranks first
+    assert HYBRID_FUSION["weights"][1] > HYBRID_FUSION["weights"][0]
 
 
 def test_multi_query_unions_rephrasings(tools: RetrievalTools, knowledge_base: KnowledgeBase) -> None:
@@ -101,9 +109,9 @@ def test_multi_query_unions_rephrasings(tools: RetrievalTools, knowledge_base: K
     assert keyword_form(MAGNETITE) in variants and len(variants) >= 3
     run = strategy.retrieve(q(MAGNETITE), tools, 3)
     assert run.label == "multi_query(rephrasings=keywords+vocabulary)"
-    single = {c.chunk_id for c in tools.dense(MAGNETITE, 3)}
+    first = {c.chunk_id for c in Similarity().retrieve(q(MAGNETITE), tools, 6).chunks}
     union = {c.chunk_id for c in run.chunks}
-    assert union >= single and len(union) > len(single)  # the rephrasings reach further passages
+    assert union - first  # the rephrasings reach passages the question's own lists did not rank high
     assert all(c.chunk_id in knowledge_base.chunks for c in run.chunks)
 
 
@@ -122,8 +130,10 @@ def test_keyword_expansion_and_compression(tools: RetrievalTools) -> None:
     assert how.startswith("vocabulary") and terms
     run = strategy.retrieve(q(MAGNETITE), tools, 3)
     chunks, facts = strategy.refine(q(MAGNETITE), run, [], tools, 3)
-    assert run.label == "keyword_expansion+compression(expansion=vocabulary+graph, compression=embedding)"
-    assert len(chunks) == len(run.chunks[:3]) and facts == []
+    assert run.label == "keyword_expansion+compression(expansion=vocabulary+graph, compression=off)"
+    assert chunks == run.chunks[:3] and facts == []  # passages stay whole without the LLM step
+    chunks, how, _ = compress_passages(MAGNETITE, run.chunks[:3], tools)
+    assert how == "embedding" and len(chunks) == len(run.chunks[:3])
     for original, compressed in zip(run.chunks, chunks, strict=False):
         assert compressed.chunk_id == original.chunk_id
         assert len(compressed.text) < len(original.text)  # only the relevant sentences remain

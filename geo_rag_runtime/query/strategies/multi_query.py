@@ -1,5 +1,5 @@
-"""Implicit reasoning → multi-query: rephrasings (LLM, or keyword form and vocabulary names),
-union of their dense hits by reciprocal rank fusion (PAPER.md §6)."""
+"""Implicit reasoning → multi-query: rephrasings (LLM, or keyword form and vocabulary names) whose
+dense hits join the shared dense + BM25 first stage in one reciprocal rank fusion (PAPER.md §6)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,16 @@ from geo_rag_runtime.models import QueryType
 from geo_rag_runtime.prompts import REPHRASE
 from geo_rag_runtime.query.analysis import entity_alternatives, keyword_form
 from geo_rag_runtime.query.question import Question
-from geo_rag_runtime.query.strategies.base import Strategy, StrategyRun, llm_strings
+from geo_rag_runtime.query.strategies.base import Strategy, StrategyRun, candidates, llm_strings
 from geo_rag_runtime.query.tools import RetrievalTools
 
 __all__ = ["MultiQuery"]
 
 _MAX_VARIANTS = 5
+# a rephrasing's dense list counts half as much as the question's own lists: on the hand-written sets
+# equal weights let the variants outvote the literal question (implicit reasoning, evidence recall@5:
+# fused first stage 0.758 corpus / 0.801 dev; with rephrasings at half weight 0.771 / 0.819)
+VARIANT_WEIGHT = 0.5
 
 
 class MultiQuery(Strategy):
@@ -63,11 +67,10 @@ class MultiQuery(Strategy):
         return unique[: _MAX_VARIANTS - 1], "+".join(sources) or "none", notes
 
     def retrieve(self, question: Question, tools: RetrievalTools, top_k: int) -> StrategyRun:
-        from geo_rag_runtime.retrieval.fusion import fuse
-
         variants, how, notes = self.rephrasings(question, tools)
-        ranked = tools.dense_many([question.text, *variants], top_k)
-        chunks = fuse(*ranked, top_k=top_k * 2)
+        found = candidates(question, tools, top_k, notes)
+        ranked = tools.dense_many(variants, len(found.dense) or top_k) if variants else []
+        chunks = found.fused(top_k * 2, *((items, VARIANT_WEIGHT) for items in ranked))
         return StrategyRun(
             self.category,
             f"{self.name}(rephrasings={how})",
