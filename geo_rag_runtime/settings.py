@@ -107,6 +107,11 @@ class Settings(BaseSettings):
     top_k: int = 5
     classifier_min_confidence: float = 0.6
     context_token_budget: int = 3000
+    abstain: bool = Field(
+        default=True,
+        description="answer 'Not found in the corpus' when an entity the question names occurs in no "
+        "retrieved passage (geo_rag_runtime.query.support)",
+    )
     max_question_chars: int = 2000
     api_token: str | None = None
 

@@ -10,7 +10,9 @@ graph              graph facts around the entities         — (no graph)
 fusion             the strategy refines (compression or    —
                    source choice); the context is built    the context, same token budget
                    within the token budget
-generation         LLM, else extractive (cited)            same generator
+generation         "not found" when no passage mentions    same check, same generator
+                   an entity of the question; else LLM,
+                   else extractive (cited)
 =================  ==========================================================================
 
 So the two modes differ only in retrieval. Every fallback is said in ``Answer.notes``: an unsure or
@@ -30,12 +32,13 @@ from typing import Literal
 from geo_rag_runtime.errors import QueryError, ServiceError, StoreError
 from geo_rag_runtime.models import QUERY_TYPES, Answer, QueryType, RetrievedItem
 from geo_rag_runtime.query.context import ContextBundle, build_context
-from geo_rag_runtime.query.generation import ExtractiveGenerator, Generation, LLMGenerator
+from geo_rag_runtime.query.generation import NOT_FOUND, ExtractiveGenerator, Generation, LLMGenerator
 from geo_rag_runtime.query.graph_facts import graph_facts
 from geo_rag_runtime.query.grounded import GroundedGenerator
 from geo_rag_runtime.query.question import Question, clean_question, prepare_question
 from geo_rag_runtime.query.routing import Route, route
 from geo_rag_runtime.query.strategies import StrategyRun, strategy_for
+from geo_rag_runtime.query.support import abstention_text, missing_entities
 from geo_rag_runtime.query.tools import RetrievalTools
 from geo_rag_runtime.settings import Settings
 from geo_rag_runtime.stores.protocols import QueryClassifierModel, TokenCounter
@@ -160,15 +163,13 @@ def _retrieve(
     except (QueryError, StoreError):
         raise
     except Exception as exc:
-        if chosen.strategy.name == "dense_similarity":
+        if chosen.strategy.name == "similarity":
             raise
         notes.append(
             f"strategy {chosen.strategy.name} failed ({type(exc).__name__}: {exc}): answered with dense similarity"
         )
         chosen.strategy = strategy_for("explicit_fact")
-        return StrategyRun(
-            chosen.category, "dense_similarity(fallback)", tools.dense(question.search_text, k)
-        )
+        return StrategyRun(chosen.category, "dense(fallback)", tools.dense(question.search_text, k))
 
 
 def _refine(
@@ -196,9 +197,19 @@ def _generate(
     notes: list[str],
     on_text: Callable[[str], None] | None,
 ) -> Generation:
-    """The LLM's answer (grounded by default), else — no model, ``generator=extractive``, or the model
-    failed — the extractive one."""
+    """Not found when the context does not mention what the question asks about; else the LLM's
+    answer (grounded by default), else — no model, ``generator=extractive``, or the model failed — the
+    extractive one."""
     settings = tools.settings
+    if settings.abstain and (missing := missing_entities(question.entities, bundle, tools.recognize)):
+        return Generation(
+            abstention_text(missing, NOT_FOUND),
+            "evidence_check",
+            notes=[
+                f"abstained: no retrieved passage mentions {', '.join(missing)} "
+                "(GEO_RAG_ABSTAIN=false answers anyway)"
+            ],
+        )
     if tools.llm is not None and settings.generator != "extractive":
         generator: GroundedGenerator | LLMGenerator = (
             LLMGenerator(tools.llm, max_tokens=settings.answer_max_tokens)

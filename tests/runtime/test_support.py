@@ -1,0 +1,63 @@
+"""Abstention: a question's entities must occur in the context (real vocabulary recognizer)."""
+
+from __future__ import annotations
+
+from geo_rag_runtime.models import RetrievedItem
+from geo_rag_runtime.query.context import ContextBundle
+from geo_rag_runtime.query.support import abstention_text, missing_entities
+from geo_rag_runtime.vocab import recognize
+
+
+def passage(text: str) -> RetrievedItem:
+    return RetrievedItem(kind="chunk", text=text, score=1.0, retriever="dense", chunk_id="p-c0", paper_id="p")
+
+
+CASCADES = (
+    "Calc-alkaline lavas of the Cascades have 87Sr/86Sr of 0.7030–0.7035 and εNd of +6 to +8, "
+    "close to the depleted mantle."
+)
+
+
+def test_an_entity_no_passage_mentions_is_missing() -> None:
+    question = "What δ11B values do the Cascades calc-alkaline lavas have?"
+    missing = missing_entities(recognize(question), ContextBundle(chunks=[passage(CASCADES)]), recognize)
+    assert missing == ["δ11B"]
+
+
+def test_synonyms_plurals_and_split_phrases_count_as_mentions() -> None:
+    context = ContextBundle(
+        chunks=[passage(CASCADES + " Strontium isotopes in the lava were measured by TIMS.")]
+    )
+    for question in (
+        "What 87Sr/86Sr ratios do the Cascades lavas have?",
+        "How high is strontium in the calc-alkaline lava?",  # canonical name vs surface
+        "Which Cascades lavas were dated?",
+    ):
+        assert missing_entities(recognize(question), context, recognize) == [], question
+
+
+def test_numbers_in_the_question_are_givens_not_topics() -> None:
+    question = "If the Cascades lavas were 101.1 Ma old, what εNd would they have?"
+    assert missing_entities(recognize(question), ContextBundle(chunks=[passage(CASCADES)]), recognize) == []
+
+
+def test_fact_triples_do_not_count_but_their_source_sentences_do() -> None:
+    def fact(sentence: str | None) -> RetrievedItem:
+        provenance = [{"chunk_id": "p-c1", "sentence": sentence}] if sentence else []
+        return RetrievedItem(kind="fact", text="δ11B MEASURED_IN lava", score=1.0, provenance=provenance)
+
+    question = "What δ11B values do the Cascades lavas have?"
+    bare = ContextBundle(chunks=[passage(CASCADES)], facts=[fact(None)])
+    assert missing_entities(recognize(question), bare, recognize) == ["δ11B"]
+    cited = ContextBundle(chunks=[passage(CASCADES)], facts=[fact("The lavas have δ11B of −2 to +4 ‰.")])
+    assert missing_entities(recognize(question), cited, recognize) == []
+
+
+def test_an_empty_context_or_question_without_entities_is_left_to_the_generators() -> None:
+    assert missing_entities(recognize("What δ11B values?"), ContextBundle(), recognize) == []
+    assert missing_entities(recognize("Why so?"), ContextBundle(chunks=[passage(CASCADES)]), recognize) == []
+
+
+def test_abstention_text_names_what_is_missing() -> None:
+    assert abstention_text(["δ11B"], "Not found.") == "Not found. The retrieved sources do not mention δ11B."
+    assert abstention_text(["a", "b", "c"], "X.") == "X. The retrieved sources do not mention a, b or c."
