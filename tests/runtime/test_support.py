@@ -41,7 +41,7 @@ def test_numbers_in_the_question_are_givens_not_topics() -> None:
     assert missing_entities(recognize(question), ContextBundle(chunks=[passage(CASCADES)]), recognize) == []
 
 
-def test_fact_triples_do_not_count_but_their_source_sentences_do() -> None:
+def test_graph_facts_do_not_count_as_mentions() -> None:
     def fact(sentence: str | None) -> RetrievedItem:
         provenance = [{"chunk_id": "p-c1", "sentence": sentence}] if sentence else []
         return RetrievedItem(kind="fact", text="δ11B MEASURED_IN lava", score=1.0, provenance=provenance)
@@ -49,8 +49,9 @@ def test_fact_triples_do_not_count_but_their_source_sentences_do() -> None:
     question = "What δ11B values do the Cascades lavas have?"
     bare = ContextBundle(chunks=[passage(CASCADES)], facts=[fact(None)])
     assert missing_entities(recognize(question), bare, recognize) == ["δ11B"]
+    # facts are fetched for the question's entities: even their source sentences name them
     cited = ContextBundle(chunks=[passage(CASCADES)], facts=[fact("The lavas have δ11B of −2 to +4 ‰.")])
-    assert missing_entities(recognize(question), cited, recognize) == []
+    assert missing_entities(recognize(question), cited, recognize) == ["δ11B"]
 
 
 def test_an_empty_context_or_question_without_entities_is_left_to_the_generators() -> None:
