@@ -7,6 +7,7 @@ from geo_assets.graph import assets as graph
 from geo_assets.index import assets as index
 from geo_assets.ingest import assets as ingest
 from geo_assets.ingest.sensors import build_sensor_and_schedule
+from geo_assets.measurements import assets as measurements
 from geo_assets.partitions import papers_partitions
 from geo_assets.queries import assets as queries
 from geo_assets.resources import default_resources
@@ -19,6 +20,7 @@ PER_PAPER_ASSETS = [
     index.chunk_embeddings,
     graph.triples,
     graph.knowledge_graph,
+    measurements.measurements,
 ]
 SOURCE_ASSETS = [ingest.raw_pdf]
 CORPUS_ASSETS: list[dg.AssetsDefinition] = [queries.synthetic_queries, queries.query_classifier]
@@ -30,7 +32,8 @@ ingest_paper_job = dg.define_asset_job(
     "ingest_paper_job",
     selection=dg.AssetSelection.assets(*PER_PAPER_ASSETS),
     partitions_def=papers_partitions,
-    description="Everything for one paper: TEI, JSON, cleaned text, chunks, embeddings, triples, graph.",
+    description="Everything for one paper: TEI, JSON, cleaned text, chunks, embeddings, triples, graph, "
+    "measurements.",
 )
 
 evaluation_job = dg.define_asset_job(

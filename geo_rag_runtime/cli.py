@@ -159,6 +159,40 @@ def format_answer(answer: Answer) -> str:
     return "\n".join(lines)
 
 
+def cmd_measurements(args: argparse.Namespace, settings: Settings) -> int:
+    """``geo-rag measurements``: the reported values of the ingested papers as data."""
+    from geo_rag_runtime import measurements
+    from geo_rag_runtime.errors import GeoRagError
+
+    try:
+        rows = measurements.find(
+            settings,
+            analyte=args.analyte,
+            paper=args.paper,
+            minimum=args.min,
+            maximum=args.max,
+            limit=args.limit,
+        )
+    except GeoRagError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    output = measurements.render(rows, args.format)
+    if isinstance(output, bytes):
+        if not args.out:
+            print("error: --format parquet needs --out FILE", file=sys.stderr)
+            return 2
+        with open(args.out, "wb") as handle:
+            handle.write(output)
+        print(f"{len(rows)} value(s) written to {args.out}")
+    elif args.out:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            handle.write(output)
+        print(f"{len(rows)} value(s) written to {args.out}")
+    else:
+        print(output)
+    return 0
+
+
 def cmd_llm(args: argparse.Namespace, settings: Settings) -> int:
     """``geo-rag llm pull|start|serve|stop|status``: the local model and its one shared server."""
     from geo_rag_runtime import local_llm
@@ -226,6 +260,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=None, help="default GEO_RAG_LOCAL_LLM_PORT (8765)")
     p.set_defaults(func=cmd_llm)
+    p = sub.add_parser("measurements", help="reported values (analyte, value, unit, citation) as data")
+    p.add_argument("--analyte", help="e.g. 87Sr/86Sr, SiO2, εNd, age")
+    p.add_argument("--paper", help="paper id or PDF file name")
+    p.add_argument("--min", type=float, help="lowest value (a range's low end)")
+    p.add_argument("--max", type=float, help="highest value (a range's low end)")
+    p.add_argument("--limit", type=int, default=0, help="at most this many rows (0: all)")
+    p.add_argument("--format", choices=["table", "csv", "parquet", "json"], default="table")
+    p.add_argument("--out", help="write to this file (needed for parquet)")
+    p.set_defaults(func=cmd_measurements)
     p = sub.add_parser("status", help="counts per store and versions of materialized assets")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_status)

@@ -14,6 +14,7 @@ from pathlib import Path
 PAPERS = "papers"
 CHUNKS = "chunks"
 TRIPLES = "triples"
+MEASUREMENTS = "measurements"
 META = "meta"  # model identities, index versions
 SOURCES = "sources"  # partition key -> PDF path registry
 
@@ -52,6 +53,11 @@ def chunk_id(paper_id: str, ordinal: int, text: str) -> str:
 def triple_id(chunk_id_: str, head: str, relation: str, tail: str, sentence: str) -> str:
     """Deterministic triple id: the same fact from the same sentence of the same chunk is one triple."""
     return f"t{text_hash('|'.join((chunk_id_, head, relation, tail, sentence)), 20)}"
+
+
+def measurement_id(paper_id: str, char_start: int, analyte: str, where: str = "") -> str:
+    """Deterministic measurement id: one analyte's value at one place (text offset or table cell)."""
+    return f"m{text_hash('|'.join((paper_id, str(char_start), analyte, where)), 20)}"
 
 
 _PARTITION_OK = re.compile(r"[^A-Za-z0-9._\-]+")

@@ -121,6 +121,42 @@ class Chunk(BaseModel):
     page_end: int | None = None
 
 
+class Measurement(BaseModel):
+    """One reported value as data: what was measured, the number, its unit and uncertainty, and
+    where the paper says it (page, and the table cell or the sentence with character offsets).
+
+    Ranges keep the low end in ``value`` and the high end in ``value_max`` (``qualifier="range"``);
+    "below detection" and "not determined" are ``value=None`` with qualifier ``bdl`` / ``nd``, never 0.
+    """
+
+    measurement_id: str
+    paper_id: str
+    source_file: str
+    source_type: Literal["text", "table"]
+    analyte: str
+    value: float | None
+    value_max: float | None = None
+    unit: str = ""  # wt.%, ppm, ppb, ‰, epsilon, Ma, ka, Ga, °C, K, GPa, kbar, ratio, % or ""
+    uncertainty: float | None = None
+    uncertainty_level: str = ""  # 1σ, 2σ, 2SE … only when the paper states it
+    qualifier: str = ""  # <, >, ~, range, bdl, nd
+    sample: str = ""
+    material: str = ""
+    method: str = ""
+    page: int | None = None
+    section: str = ""
+    chunk_id: str = ""
+    sentence: str = ""  # text rows: the sentence; value at sentence[start - sentence_start : …]
+    char_start: int = -1  # the printed value group in the cleaned paper text
+    char_end: int = -1
+    table_label: str = ""
+    row: str = ""
+    column: str = ""
+    printed: str = ""  # the value group as printed, e.g. "0.70350 ± 0.00002"
+    notes: list[str] = Field(default_factory=list)
+    extractor: str = ""
+
+
 class Entity(BaseModel):
     """A recognized geochemical entity: canonical ``name`` of a vocabulary ``type``, where found."""
 

@@ -26,7 +26,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -271,6 +271,24 @@ def create_app(settings: Settings | None = None, *, service: RagService | None =
             log.exception("ask failed")
             return _error(500, "InternalServerError", "internal error; the server log has the details")
         return Response(content=answer.model_dump_json(), media_type="application/json")
+
+    @app.get("/measurements", dependencies=[Depends(require_token)])
+    async def measurements_endpoint(
+        analyte: str | None = Query(None, max_length=200),
+        paper: str | None = Query(None, max_length=500),
+        min: float | None = Query(None),  # noqa: A002 - the documented filter name
+        max: float | None = Query(None),  # noqa: A002
+        limit: int = Query(1000, ge=0, le=100_000),
+        format: Literal["json", "csv"] = Query("json"),  # noqa: A002
+    ) -> Response:
+        from geo_rag_runtime import measurements
+
+        rows = await run_in_threadpool(
+            measurements.find, settings, analyte=analyte, paper=paper, minimum=min, maximum=max, limit=limit
+        )
+        body = measurements.render(rows, format)
+        media = "text/csv" if format == "csv" else "application/json"
+        return Response(content=body, media_type=media)
 
     @app.get("/health")
     async def health(request: Request) -> JSONResponse:

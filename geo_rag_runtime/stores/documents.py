@@ -25,7 +25,7 @@ from filelock import FileLock
 
 from geo_rag_runtime import contract
 from geo_rag_runtime.errors import StoreError
-from geo_rag_runtime.models import Chunk, Paper, Triple
+from geo_rag_runtime.models import Chunk, Measurement, Paper, Triple
 from geo_rag_runtime.settings import Settings
 
 
@@ -61,6 +61,9 @@ class DocumentStore:
             self.db[contract.CHUNKS].create_index("paper_id")
             self.db[contract.TRIPLES].create_index("triple_id", unique=True)
             self.db[contract.TRIPLES].create_index("paper_id")
+            self.db[contract.MEASUREMENTS].create_index("measurement_id", unique=True)
+            self.db[contract.MEASUREMENTS].create_index("paper_id")
+            self.db[contract.MEASUREMENTS].create_index("analyte")
 
     def close(self) -> None:
         if self._client is not None:
@@ -172,6 +175,62 @@ class DocumentStore:
             yield str(doc["head_type"]), str(doc["head"])
             yield str(doc["tail_type"]), str(doc["tail"])
 
+    # -- measurements -----------------------------------------------------------------------
+    def replace_measurements(self, paper_id: str, rows: Sequence[Measurement]) -> dict[str, int]:
+        """A paper's measurement rows, replacing the previous set (rows no longer extracted go)."""
+        from pymongo import ReplaceOne
+
+        unique = {m.measurement_id: m for m in rows}
+        with self._writing():
+            col = self.db[contract.MEASUREMENTS]
+            stale = col.delete_many(
+                {"paper_id": paper_id, "measurement_id": {"$nin": list(unique)}}
+            ).deleted_count
+            if unique:
+                col.bulk_write(
+                    [
+                        ReplaceOne({"_id": i}, {**m.model_dump(), "_id": i}, upsert=True)
+                        for i, m in unique.items()
+                    ],
+                    ordered=False,
+                )
+        return {"upserted": len(unique), "deleted_stale": stale}
+
+    def find_measurements(
+        self,
+        *,
+        analyte: str | None = None,
+        paper_id: str | None = None,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        limit: int = 0,
+    ) -> list[Measurement]:
+        """Rows matching every given filter (values are query parameters, never query text), in
+        paper and text order. ``minimum``/``maximum`` bound ``value`` (a range's low end)."""
+        query: dict[str, Any] = {}
+        if analyte is not None:
+            query["analyte"] = str(analyte)
+        if paper_id is not None:
+            query["paper_id"] = str(paper_id)
+        bounds: dict[str, float] = {}
+        if minimum is not None:
+            bounds["$gte"] = float(minimum)
+        if maximum is not None:
+            bounds["$lte"] = float(maximum)
+        if bounds:
+            query["value"] = bounds
+        docs = self.db[contract.MEASUREMENTS].find(query).sort([("paper_id", 1), ("char_start", 1)])
+        if limit:
+            docs = docs.limit(int(limit))
+        return [Measurement.model_validate(_strip_id(d)) for d in docs]
+
+    def measurement_analytes(self) -> dict[str, int]:
+        """How many rows each analyte has, most first."""
+        counts: dict[str, int] = {}
+        for doc in self.db[contract.MEASUREMENTS].find({}, {"analyte": 1}):
+            counts[str(doc["analyte"])] = counts.get(str(doc["analyte"]), 0) + 1
+        return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
     # -- sources registry (partition key -> PDF path) -------------------------------------
     def register_source(self, key: str, path: str) -> None:
         """Record (or re-point) partition ``key`` to the PDF at ``path``; an upsert under the write lock.
@@ -208,12 +267,15 @@ class DocumentStore:
                 "papers": self.db[contract.PAPERS].delete_many({"_id": paper_id}).deleted_count,
                 "chunks": self.db[contract.CHUNKS].delete_many({"paper_id": paper_id}).deleted_count,
                 "triples": self.db[contract.TRIPLES].delete_many({"paper_id": paper_id}).deleted_count,
+                "measurements": self.db[contract.MEASUREMENTS]
+                .delete_many({"paper_id": paper_id})
+                .deleted_count,
             }
 
     def counts(self) -> dict[str, int]:
         return {
             name: self.db[name].count_documents({})
-            for name in (contract.PAPERS, contract.CHUNKS, contract.TRIPLES)
+            for name in (contract.PAPERS, contract.CHUNKS, contract.TRIPLES, contract.MEASUREMENTS)
         }
 
     def set_meta(self, key: str, value: Any) -> None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from geo_rag_runtime.models import Chunk, Paper, QueryType, RetrievedItem, Triple
+from geo_rag_runtime.models import Chunk, Measurement, Paper, QueryType, RetrievedItem, Triple
 
 if TYPE_CHECKING:
     from geo_rag_runtime.stores.graph.base import Fact
@@ -70,6 +70,20 @@ class DocumentRepository(Protocol):
     def triples_for_paper(self, paper_id: str) -> list[Triple]: ...
 
     def triple_entities(self) -> Iterator[tuple[str, str]]: ...
+
+    def replace_measurements(self, paper_id: str, rows: Sequence[Measurement]) -> dict[str, int]: ...
+
+    def find_measurements(
+        self,
+        *,
+        analyte: str | None = None,
+        paper_id: str | None = None,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        limit: int = 0,
+    ) -> list[Measurement]: ...
+
+    def measurement_analytes(self) -> dict[str, int]: ...
 
     def register_source(self, key: str, path: str) -> None: ...
 

@@ -17,6 +17,7 @@ EXPECTED_DEPS = {
     "chunk_embeddings": {"chunks"},
     "triples": {"chunks"},
     "knowledge_graph": {"triples"},
+    "measurements": {"cleaned_text", "chunks"},
     "synthetic_queries": {"knowledge_graph"},
     "query_classifier": {"synthetic_queries"},
     "evaluation_dataset": set(),
@@ -43,7 +44,7 @@ def test_every_materializable_asset_has_code_version_and_group() -> None:
     for key in graph.materializable_asset_keys:
         node = graph.get(key)
         assert node.code_version, key
-        assert node.group_name in {"ingest", "index", "graph", "queries", "evaluation"}, key
+        assert node.group_name in {"ingest", "index", "graph", "measurements", "queries", "evaluation"}, key
 
 
 def test_jobs_sensor_and_schedule_resolve() -> None:
@@ -57,6 +58,7 @@ def test_jobs_sensor_and_schedule_resolve() -> None:
         "chunk_embeddings",
         "triples",
         "knowledge_graph",
+        "measurements",
     }
     selected = {key.to_user_string() for key in job.asset_layer.executable_asset_keys}
     assert per_paper <= selected and "query_classifier" not in selected, selected

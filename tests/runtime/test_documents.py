@@ -50,7 +50,7 @@ def test_upserts_are_idempotent_and_retire_cleanly(geo_home: Path) -> None:
     store.upsert_paper(_paper("pa"))
     store.replace_chunks("pa", _chunks("pa", 5))
     store.replace_chunks("pa", _chunks("pa", 5))
-    assert store.counts() == {"papers": 1, "chunks": 5, "triples": 0}
+    assert store.counts() == {"papers": 1, "chunks": 5, "triples": 0, "measurements": 0}
     # a re-chunked paper keeps exactly its new chunks
     store.replace_chunks("pa", _chunks("pa", 3, salt="v2"))
     assert [c.text.split()[-4] for c in store.chunks_for_paper("pa")] == ["v2"] * 3
@@ -71,8 +71,8 @@ def test_upserts_are_idempotent_and_retire_cleanly(geo_home: Path) -> None:
     assert store.find_paper_by_sha256("pa" * 4)["paper_id"] == "pa"
     # notation survives the round trip through the store
     assert store.get_paper("pa")["sections"][0]["paragraphs"][0] == "87Sr/86Sr = 0.7035 ± 0.0001"
-    assert store.delete_paper("pa") == {"papers": 1, "chunks": 3, "triples": 1}
-    assert store.counts() == {"papers": 0, "chunks": 0, "triples": 0}
+    assert store.delete_paper("pa") == {"papers": 1, "chunks": 3, "triples": 1, "measurements": 0}
+    assert store.counts() == {"papers": 0, "chunks": 0, "triples": 0, "measurements": 0}
     store.close()
 
 
@@ -111,7 +111,7 @@ def test_two_processes_writing_at_once(geo_home: Path, locked: bool) -> None:
     assert [p.exitcode for p in procs] == [0, 0, 0, 0]
     store = open_document_store(get_settings())
     counts = store.counts()
-    assert counts == {"papers": 4, "chunks": 80, "triples": 0}, counts
+    assert counts == {"papers": 4, "chunks": 80, "triples": 0, "measurements": 0}, counts
     for pid in pids:
         assert all(c.text.split()[-4] == "7" for c in store.chunks_for_paper(pid))
     store.close()

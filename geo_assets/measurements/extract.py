@@ -1,0 +1,76 @@
+"""A paper's measurement rows: every reported value in its cleaned text, with provenance.
+
+Stage helper (plain Python, no Dagster): the ``measurements`` asset calls :func:`paper_measurements`
+with the paper's cleaned text and its chunks. Sentences come from the same splitter the chunker and
+the generators use, values from :mod:`geo_assets.measurements.text_values`; each row names the page
+(from the cleaned text's page marks), the section, the chunk that holds it and the character span
+of the printed value in the cleaned text, so a value can be cited like a passage.
+
+Material and method are filled only when the sentence names exactly one mineral / rock or one
+analytical method (vocabulary recognizer); sample names are not guessed yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from geo_assets.ingest.chunking import page_at
+from geo_assets.measurements.text_values import extract_text_values
+from geo_rag_runtime import contract
+from geo_rag_runtime.models import Chunk, CleanedPaper, Measurement
+
+__all__ = ["EXTRACTOR", "paper_measurements"]
+
+EXTRACTOR = "text-rules-1"
+_MATERIAL_TYPES = {"Mineral", "Rock"}
+_METHOD_TYPES = {"AnalyticalMethod"}
+
+
+def paper_measurements(cleaned: CleanedPaper, chunks: Sequence[Chunk]) -> list[Measurement]:
+    """Every value the text reports, once, in text order (references and captions are skipped)."""
+    from geo_rag_runtime.text.sentences import split_sentences
+    from geo_rag_runtime.vocab import recognize
+
+    ordered = sorted(chunks, key=lambda c: c.ordinal)
+    rows: dict[str, Measurement] = {}
+    for section in cleaned.sections:
+        if section.kind in {"references", "captions"}:
+            continue
+        for s_start, s_end in split_sentences(section.text):
+            sentence = section.text[s_start:s_end]
+            values = extract_text_values(sentence)
+            if not values:
+                continue
+            entities = recognize(sentence)
+            materials = {e.name for e in entities if e.type in _MATERIAL_TYPES}
+            methods = {e.name for e in entities if e.type in _METHOD_TYPES}
+            base = section.char_start + s_start
+            for value in values:
+                start, end = base + value.start, base + value.end
+                holder = next((c for c in ordered if c.char_start <= start < c.char_end), None)
+                row = Measurement(
+                    measurement_id=contract.measurement_id(cleaned.paper_id, start, value.analyte),
+                    paper_id=cleaned.paper_id,
+                    source_file=cleaned.source_file,
+                    source_type="text",
+                    analyte=value.analyte,
+                    value=value.value,
+                    value_max=value.value_max,
+                    unit=value.unit,
+                    uncertainty=value.uncertainty,
+                    uncertainty_level=value.uncertainty_level,
+                    qualifier=value.qualifier,
+                    material=next(iter(materials)) if len(materials) == 1 else "",
+                    method=next(iter(methods)) if len(methods) == 1 else "",
+                    page=page_at(cleaned.page_marks, start),
+                    section=section.heading,
+                    chunk_id=holder.chunk_id if holder else "",
+                    sentence=" ".join(sentence.split()),
+                    char_start=start,
+                    char_end=end,
+                    printed=value.printed,
+                    notes=value.notes,
+                    extractor=EXTRACTOR,
+                )
+                rows.setdefault(row.measurement_id, row)
+    return sorted(rows.values(), key=lambda r: r.char_start)

@@ -1,0 +1,389 @@
+"""Reported values in running text → typed measurement rows (analyte, value, unit, uncertainty …).
+
+Sentences such as "SiO2 contents of 52.94–57.28 wt.%", "87Sr/86Sr = 0.70350 ± 0.00002",
+"a weighted mean 206Pb/238U age of 410 ± 4 Ma (MSWD = 0.89)" or "U and Th concentrations vary from
+54 to 3,283 ppm and from 28 to 6,078 ppm, respectively" are read left to right as a stream of analyte
+mentions and value groups:
+
+* a value group is a number, optionally a range (``–``, ``to``, ``from … to``), an uncertainty
+  (``±``) and a unit, with a qualifier in front (``~ ≈ ca. < > ≤ ≥``);
+* each value group belongs to the analyte mentioned last before it in the same clause; analytes
+  listed one after another ("Al2O3, MgO and TiO2 contents of a, b and c, respectively") take the
+  following value groups in order when the sentence says "respectively";
+* numbers that name no quantity are not values: citation years, figure/table/section numbers,
+  isotope mass numbers (part of the analyte token), counts ("9 samples"), and numbers no analyte
+  precedes.
+
+Why our own parser and not a library: quantity parsers (quantulum3, pint's parser) know physical units
+but not geochemical analytes (isotope ratios, ε and δ notation, oxide formulas, normalized ratios)
+nor the conventions of a results paragraph ("respectively", a range printed high-to-low); this module
+is the small grammar those need. Every row keeps the character span of its value group in the text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+__all__ = ["TextValue", "extract_text_values", "parse_number"]
+
+_MINUS = "\u2212\u2013\u2012\u2010\u2011"  # unicode minus and dashes that print a minus sign
+_NUMBER = r"[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+_RANGE_SEP = r"\s*(?:–|—|‐|-|−|to)\s*"
+_UNITS: dict[str, str] = {
+    "wt.%": "wt.%",
+    "wt. %": "wt.%",
+    "wt%": "wt.%",
+    "wt %": "wt.%",
+    "ppm": "ppm",
+    "µg/g": "ppm",
+    "μg/g": "ppm",
+    "ppb": "ppb",
+    "ng/g": "ppb",
+    "‰": "‰",
+    "per mil": "‰",
+    "Ma": "Ma",
+    "Myr": "Ma",
+    "My": "Ma",
+    "ka": "ka",
+    "kyr": "ka",
+    "Ga": "Ga",
+    "Gyr": "Ga",
+    "°C": "°C",
+    "◦C": "°C",
+    "ºC": "°C",
+    "K": "K",
+    "GPa": "GPa",
+    "kbar": "kbar",
+    "%": "%",
+    "ε": "epsilon",
+}
+_UNIT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+_QUALIFIER = r"(?:(?P<qual>[~∼≈<>≤≥≲≳]|ca\.|c\.|about|approximately|up to|as high as|as low as)\s*)?"
+_VALUE_GROUP = re.compile(
+    _QUALIFIER
+    + rf"(?:(?P<between>between)\s+|from\s+)?(?P<lo>{_NUMBER})(?:\s*(?P<lo_unit>{_UNIT})(?![A-Za-z]))?"
+    + rf"(?:(?:{_RANGE_SEP}|(?(between)\s+and\s+|(?!)))(?:[~∼≈]\s*)?(?P<hi>{_NUMBER}))?"
+    + rf"(?:\s*(?:±|\+/-|\+/−)\s*(?P<unc>{_NUMBER})\s*(?P<unc_pct>%)?)?"
+    + r"(?:\s*\+\s*(?P<unc_plus>\d+(?:\.\d+)?)\s*[−\-–]\s*(?P<unc_minus>\d+(?:\.\d+)?))?"
+    + rf"(?:\s*(?P<unit>{_UNIT})(?![A-Za-z]))?"
+    + r"(?:\s*\((?P<level>[12]\s*[σs]|2\s*SE|2\s*SD|1\s*SE|1\s*SD|95\s*%[^)]*)\))?"
+)
+
+# Analytes, most specific first. Each maps its match to the canonical name.
+_SYMBOLS = """H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As
+Se Br Kr Rb Sr Y Zr Nb Mo Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Pr Nd Pm Sm Eu Gd Tb Dy Ho Er Tm Yb
+Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Th U""".split()  # noqa: SIM905 - a symbol table reads best as text
+# two-letter symbols first: regex alternation takes the first alternative that matches ("Sr", not "S")
+_ELEMENT = "(?:" + "|".join(sorted(_SYMBOLS, key=len, reverse=True)) + ")"
+_OXIDE = r"(?:SiO2|TiO2|Al2O3|Fe2O3T?|FeOT?|FeO\*|MnO|MgO|CaO|Na2O|K2O|P2O5|H2O|CO2|Cr2O3|NiO|BaO|SrO|LOI)"
+_ISO = rf"\d{{1,3}}\s?{_ELEMENT}"
+_ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(rf"ln\s*\(\s*{_ISO}\s*/\s*{_ISO}\s*\)"), "ln"),
+    (re.compile(rf"{_ISO}\s*/\s*{_ISO}"), "ratio"),
+    (re.compile(rf"\[?\(\s*(?:{_ELEMENT})\s*/\s*(?:{_ELEMENT})\s*\)\s*[NnCc](?:\b|(?=\W))"), "normalized"),
+    (re.compile(r"Eu\s*/\s*Eu\s*\*"), "Eu/Eu*"),
+    (re.compile(r"Fe\s*(?:\+3|3\+)\s*/\s*ΣFe"), "Fe3+/ΣFe"),
+    (re.compile(r"Fe\s*(?:\+2|2\+)\s*/\s*ΣFe"), "Fe2+/ΣFe"),
+    (re.compile(rf"(?:{_OXIDE}|{_ELEMENT})\s*/\s*(?:{_OXIDE}|{_ELEMENT})(?![a-z])"), "ratio"),
+    (re.compile(r"[εԑϵ]\s*(?:Nd|Hf|Sr|Os)(?:\s*\(\s*[tTi0]\s*\))?"), "epsilon"),
+    (re.compile(rf"[δΔ]\s*(?:\d{{1,3}}\s?{_ELEMENT}|D)"), "delta"),
+    (re.compile(rf"(?<![A-Za-z0-9]){_OXIDE}(?![A-Za-z0-9])"), "oxide"),
+    (re.compile(r"\bMSWDs?\b"), "MSWD"),
+    (re.compile(r"\b(?:Mg|Fo)\s?#"), "number"),
+    (re.compile(r"(?:\bT\s?ex\b|[Ee]xcess (?:potential )?temperatures?)"), "Tex"),
+    (re.compile(r"(?:\bT\s?[pP]\b|[Pp]otential temperatures?)"), "Tp"),
+    (
+        re.compile(r"\b(?:melt fractions?|degrees? of (?:partial )?melting|partial melting)\b"),
+        "melt fraction",
+    ),
+    (re.compile(r"\b(?:temperatures?)\b|\bT(?=\s*=)"), "T"),
+    (re.compile(r"\b(?:pressures?)\b|\bP(?=\s*=)"), "P"),
+    (re.compile(r"\b(?:ages?|dates?|dated at)\b"), "age"),
+    (
+        re.compile(
+            rf"(?<![A-Za-z0-9/]){_ELEMENT}(?=\s+(?:and\s+{_ELEMENT}\s+)?(?:contents?|concentrations?|abundances?))"
+        ),
+        "element",
+    ),
+    (
+        re.compile(rf"(?<![A-Za-z0-9/]){_ELEMENT}(?=\s*(?:=|of|contents?|concentrations?)\s*[~∼<>≈]?\s*\d)"),
+        "element",
+    ),
+]
+_UNIT_FOR_KIND = {"ratio": "ratio", "normalized": "ratio", "Eu/Eu*": "ratio", "Fe3+/ΣFe": "ratio",
+                  "Fe2+/ΣFe": "ratio",
+                  "ln": "ratio", "epsilon": "epsilon", "delta": "‰"}  # fmt: skip
+_SKIP_BEFORE = re.compile(
+    r"\b(?:Fig(?:ure)?s?\.?|Tables?|Sect(?:ion)?s?\.?|Eqs?\.?|Equations?|Supplementary|Database)\s*$",
+    re.IGNORECASE,
+)
+_COUNT_AFTER = re.compile(
+    r"^\s*(?:analys[ie]s|samples?|grains?|spots?|zircons?|aliquots?|locations?|points?|measurements?|"
+    r"results|datasets?|papers?|studies|times|orders?|km|m\b|cm|mm|μm|µm|nm|s\b|min|h\b|days?|years?)",
+    re.IGNORECASE,
+)
+_CITATION = re.compile(r"(?:et al\.?,?|and [A-Z][a-z]+,?|[A-Z][a-z]+,)\s*\(?$")
+# a time span, not an age: "a repose of ~0.6–2 Ma", "~500 kyr of dispersion", "7–9 Ma after …"
+_DURATION_BEFORE = re.compile(
+    r"(?:repose|duration|span|interval|period|lifetime|hiatus|gap)\s+of\s+(?:between\s+|about\s+|up to\s+)?$"
+    r"|\b(?:lasted|lasting|lasts|within|over|for)\s+(?:about\s+|up to\s+|the (?:last|past|first)\s+)?$",
+    re.IGNORECASE,
+)
+_DURATION_AFTER = re.compile(
+    r"^\s*(?:after|before|later|earlier|long|of (?:dispersion|repose|time|duration|crystalli[sz]ation))\b",
+    re.IGNORECASE,
+)
+_CLAUSE_BREAK = re.compile(r"[;:]|\.\s|\bwhereas\b|\bwhile\b|\bbut\b")
+
+
+@dataclass
+class TextValue:
+    """One reported value: analyte, value (and range end), unit, uncertainty, qualifier, span."""
+
+    analyte: str
+    value: float
+    value_max: float | None = None
+    unit: str = ""
+    uncertainty: float | None = None
+    uncertainty_level: str = ""
+    qualifier: str = ""
+    start: int = 0
+    end: int = 0
+    printed: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def parse_number(text: str) -> float:
+    """A printed number as a float: unicode minus, thousands separators and a leading "." handled."""
+    cleaned = text.strip().replace(",", "")
+    for dash in _MINUS:
+        cleaned = cleaned.replace(dash, "-")
+    return float(cleaned)
+
+
+@dataclass
+class _Analyte:
+    name: str
+    kind: str
+    start: int
+    end: int
+
+
+def _canonical(match: re.Match[str], kind: str) -> str:
+    text = re.sub(r"\s+", "", match.group(0))
+    if kind == "ln":
+        return "ln(" + text[3:].strip("()") + ")" if text.startswith("ln(") else text
+    if kind == "normalized":
+        inner = re.search(r"\((.+?)\)\s*([NnCc])", text)
+        return f"({inner.group(1)}){inner.group(2).upper()}" if inner else text
+    if kind == "epsilon":
+        return "ε" + re.sub(r"^[εԑϵ]", "", text).split("(")[0]
+    if kind == "delta":
+        return "δ" + text[1:] if text[0] == "δ" else text
+    if kind in {"MSWD", "Tp", "Tex", "melt fraction", "T", "P", "age"}:
+        return kind
+    if kind == "number":
+        return text.replace(" ", "")
+    if kind in {"Fe3+/ΣFe", "Fe2+/ΣFe"}:
+        return kind
+    return text
+
+
+def _analytes(text: str) -> list[_Analyte]:
+    """Analyte mentions, left to right, without overlaps (the first pattern wins a contested span)."""
+    found: list[_Analyte] = []
+    taken: list[tuple[int, int]] = []
+    for pattern, kind in _ANALYTE_PATTERNS:
+        for match in pattern.finditer(text):
+            start, end = match.span()
+            if any(start < e and s < end for s, e in taken):
+                continue
+            taken.append((start, end))
+            found.append(_Analyte(_canonical(match, kind), kind, start, end))
+    return sorted(found, key=lambda a: a.start)
+
+
+def _inside(spans: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(s <= start and end <= e for s, e in spans)
+
+
+def _citation_spans(text: str) -> list[tuple[int, int]]:
+    """Bracketed citations and parenthesised author–year references: their numbers are not values."""
+    return [m.span() for m in re.finditer(r"\[[^\]]*\b(?:19|20)\d\d[a-z]?\b[^\]]*\]", text)]
+
+
+def _value_groups(text: str, analytes: list[_Analyte]) -> Iterator[re.Match[str]]:
+    taken = [(a.start, a.end) for a in analytes]
+    skip = _citation_spans(text)
+    position = 0
+    while (match := _VALUE_GROUP.search(text, position)) is not None:
+        position = max(match.end(), position + 1)
+        start = match.start("lo")
+        if not match.group("lo") or any(s <= start < e for s, e in taken):
+            continue
+        # numbers glued to letters are names (19MAT-169, Temora2, OG.1, M127), not values
+        if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_"):
+            continue
+        end_lo = match.end("lo")
+        if (
+            end_lo < len(text)
+            and text[end_lo].isalpha()
+            and not match.group("lo_unit")
+            and not match.group("unit")
+        ):
+            continue
+        if re.match(r"-[A-Za-z]", text[match.end() : match.end() + 2]):  # "400-My duration", "3-fold"
+            continue
+        if (
+            _inside(skip, start, end_lo)
+            or _SKIP_BEFORE.search(text[:start])
+            or _CITATION.search(text[:start])
+        ):
+            continue
+        if not (match.group("unit") or match.group("lo_unit")) and _COUNT_AFTER.match(text[match.end() :]):
+            continue
+        unit = _UNITS.get(match.group("unit") or match.group("lo_unit") or "", "")
+        if unit in {"Ma", "ka", "Ga"} and (
+            _DURATION_BEFORE.search(text[max(0, match.start() - 40) : match.start()])
+            or _DURATION_AFTER.match(text[match.end() :])
+        ):
+            continue
+        yield match
+
+
+_AGE_UNITS = {"Ma", "ka", "Ga"}
+_TEMPERATURE_UNITS = {"°C", "K"}
+_PRESSURE_UNITS = {"GPa", "kbar"}
+_CONCENTRATION_UNITS = {"wt.%", "ppm", "ppb"}
+_NEEDS_UNIT = {"age", "T", "Tp", "Tex", "P", "oxide", "element", "melt fraction"}
+_LIST_JOIN = re.compile(r"^\s*(?:,|and|or|,\s*and|,\s*or)\s*$")
+
+
+def _plain(text: str) -> str:
+    """Mathematical letters (𝑇𝑝, 𝑃) as plain ones, character by character so offsets stay valid."""
+    out = []
+    for ch in text:
+        folded = unicodedata.normalize("NFKC", ch)
+        out.append(folded if len(folded) == 1 else ch)
+    return "".join(out)
+
+
+def _unit_of(match: re.Match[str]) -> str:
+    return _UNITS.get(match.group("unit") or match.group("lo_unit") or "", "")
+
+
+def extract_text_values(text: str) -> list[TextValue]:
+    """Every reported value in ``text`` (a sentence or paragraph) that an analyte claims."""
+    text = _plain(text)
+    analytes = _analytes(text)
+    groups = list(_value_groups(text, analytes))
+    # "ca. 503 and 478 Ma": a unit printed once after a list applies to the whole list
+    units = [_unit_of(g) for g in groups]
+    for i in range(len(groups) - 2, -1, -1):
+        if not units[i] and units[i + 1] and _LIST_JOIN.match(text[groups[i].end() : groups[i + 1].start()]):
+            units[i] = units[i + 1]
+    unit_of = {id(g): u for g, u in zip(groups, units, strict=True)}
+    respectively = "respectively" in text
+    out: list[TextValue] = []
+    queue: list[_Analyte] = []  # analytes listed since the last value group
+    last: _Analyte | None = None
+    used = 0  # value groups already given to the queued analytes
+    events = sorted(
+        [(a.start, "a", a) for a in analytes] + [(g.start(), "v", g) for g in groups], key=lambda e: e[0]
+    )
+    previous_end = 0
+    for start, what, item in events:
+        if what == "a":
+            assert isinstance(item, _Analyte)
+            if used or _CLAUSE_BREAK.search(text[previous_end:start]):  # a new list starts
+                queue, used = [], 0
+            queue.append(item)
+            last = item
+            previous_end = item.end
+            continue
+        assert isinstance(item, re.Match)
+        previous_end = item.end()
+        unit = unit_of[id(item)]
+        owner = last
+        if owner is not None and _CLAUSE_BREAK.search(text[owner.end : item.start()]) and not respectively:
+            owner = None
+        if respectively and len(queue) > 1 and owner is not None:
+            if used >= len(queue):
+                continue
+            owner = queue[used]
+        used += 1
+        owner = _owner_for_unit(owner, unit, analytes, item.start())
+        if owner is None:
+            continue
+        out.append(_row(owner, item, unit))
+    return out
+
+
+def _owner_for_unit(owner: _Analyte | None, unit: str, analytes: list[_Analyte], at: int) -> _Analyte | None:
+    """The analyte a value's unit allows: Ma/ka/Ga are ages, °C temperatures, GPa pressures; a
+    concentration unit needs an element or oxide; a value without a unit needs an analyte that has none
+    (a ratio, ε, δ, MSWD, Mg#). None drops the value."""
+    before = [a for a in analytes if a.end <= at]
+    if unit in _AGE_UNITS:
+        return owner if owner is not None and owner.kind == "age" else _Analyte("age", "age", at, at)
+    if unit in _TEMPERATURE_UNITS:
+        if owner is not None and owner.kind in {"T", "Tp", "Tex"}:
+            return owner
+        recent = next((a for a in reversed(before) if a.kind in {"T", "Tp", "Tex"}), None)
+        return recent or _Analyte("T", "T", at, at)
+    if unit == "epsilon":
+        if owner is not None and owner.kind == "epsilon":
+            return owner
+        return next((a for a in reversed(before) if a.kind == "epsilon"), None)
+    if unit in _PRESSURE_UNITS:
+        return owner if owner is not None and owner.kind == "P" else _Analyte("P", "P", at, at)
+    if owner is None:
+        return None
+    if unit in _CONCENTRATION_UNITS:
+        return owner if owner.kind in {"oxide", "element"} else None
+    if unit == "%":
+        return owner if owner.kind in {"oxide", "element", "melt fraction"} else None
+    if not unit and owner.kind in _NEEDS_UNIT:
+        return None
+    return owner
+
+
+def _row(analyte: _Analyte, match: re.Match[str], unit: str) -> TextValue:
+    lo = parse_number(match.group("lo"))
+    hi = parse_number(match.group("hi")) if match.group("hi") else None
+    if not unit:
+        unit = _UNIT_FOR_KIND.get(analyte.kind, "")
+    qualifier = {"∼": "~", "≈": "~", "ca.": "~", "c.": "~", "about": "~", "approximately": "~",
+                 "≤": "<", "≲": "<", "up to": "<", "as high as": "<", "≥": ">", "≳": ">",
+                 "as low as": ">"}.get(match.group("qual") or "", match.group("qual") or "")  # fmt: skip
+    notes = []
+    if hi is not None:
+        if hi < lo:  # printed high-to-low ("415–410 Ma"): stored low first
+            lo, hi = hi, lo
+        qualifier = qualifier or "range"
+    uncertainty = parse_number(match.group("unc")) if match.group("unc") else None
+    if match.group("unc_pct"):
+        notes.append("relative uncertainty (%)")
+    if match.group("unc_plus"):
+        plus, minus = parse_number(match.group("unc_plus")), parse_number(match.group("unc_minus"))
+        if plus == minus:
+            uncertainty = plus
+        else:
+            notes.append(f"asymmetric uncertainty +{match.group('unc_plus')}/-{match.group('unc_minus')}")
+    level = re.sub(r"\s+", "", match.group("level") or "").replace("s", "σ") if match.group("level") else ""
+    return TextValue(
+        analyte=analyte.name,
+        value=lo,
+        value_max=hi,
+        unit=unit,
+        uncertainty=uncertainty,
+        uncertainty_level=level,
+        qualifier=qualifier,
+        start=match.start(),
+        end=match.end(),
+        printed=match.group(0).strip(),
+        notes=notes,
+    )

@@ -1,0 +1,104 @@
+"""Precision and recall of the measurement extractor against the hand-labelled gold set.
+
+    python scripts/score_measurements.py [--gold data/measurements/gold_v1.csv] [--show-errors]
+    python scripts/score_measurements.py --gold data/measurements/heldout_v1.csv \
+        --sentences data/measurements/heldout_v1_sentences.csv     # the held-out set
+
+The extractor's rules were written against gold_v1 (a development score); heldout_v1 was labelled
+afterwards, by someone who never saw the extractor, on other stretches of the papers (the
+generalization score). ``--sentences`` adds the covered sentences that hold no value, so a value
+reported there counts as a false positive.
+
+Text rows: the extractor reads each gold sentence (the labelled stretches, verbatim from the PDF) and
+its rows are matched to the gold rows of that sentence on (analyte, value, value_max, unit); a
+matched row also scores its uncertainty. Precision counts every row extracted from those sentences,
+so a number the gold set excludes (a count, a year) that the extractor reports is a false positive.
+Prints the counts and P/R per source type (tables are scored once the table extractor exists).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _float(text: str) -> float | None:
+    return float(text) if text.strip() else None
+
+
+def _same(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--gold", default=str(ROOT / "data/measurements/gold_v1.csv"))
+    parser.add_argument("--sentences", help="CSV with a 'sentence' column: covered sentences without values")
+    parser.add_argument("--show-errors", action="store_true")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+    from geo_assets.measurements.text_values import extract_text_values
+
+    with open(args.gold, encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    by_sentence: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for row in rows:
+        if row["source_type"] == "text":
+            by_sentence[row["sentence"]].append(row)
+    if args.sentences:
+        with open(args.sentences, encoding="utf-8") as handle:
+            for row in csv.DictReader(handle):
+                by_sentence.setdefault(row["sentence"], [])
+    tp = fp = fn = unc_right = unc_total = 0
+    errors: list[str] = []
+    for sentence, gold in by_sentence.items():
+        found = extract_text_values(sentence)
+        unmatched = list(gold)
+        for value in found:
+            hit = next(
+                (
+                    g
+                    for g in unmatched
+                    if g["analyte"] == value.analyte
+                    and _same(_float(g["value"]), value.value)
+                    and _same(_float(g["value_max"]), value.value_max)
+                    and g["unit"] == value.unit
+                ),
+                None,
+            )
+            if hit is None:
+                fp += 1
+                errors.append(
+                    f"FP {value.analyte} {value.value} {value.value_max} {value.unit!r} | {value.printed!r} | {sentence[:140]}"
+                )
+                continue
+            unmatched.remove(hit)
+            tp += 1
+            if hit["uncertainty"].strip():
+                unc_total += 1
+                unc_right += _same(_float(hit["uncertainty"]), value.uncertainty)
+        fn += len(unmatched)
+        errors += [
+            f"FN {g['analyte']} {g['value']} {g['value_max']} {g['unit']!r} | {sentence[:140]}"
+            for g in unmatched
+        ]
+    precision = tp / (tp + fp) if tp + fp else float("nan")
+    recall = tp / (tp + fn) if tp + fn else float("nan")
+    print(f"text: {len(by_sentence)} sentences, gold {tp + fn}, extracted {tp + fp}")
+    print(f"  (analyte, value, unit) precision {precision:.3f}  recall {recall:.3f}")
+    print(f"  uncertainty right on matched rows that have one: {unc_right}/{unc_total}")
+    if args.show_errors:
+        print("\n".join(errors))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,203 @@
+"""Reported values as typed rows: the text grammar, a real paper end to end, the store and the CLI."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from geo_assets.measurements.text_values import extract_text_values, parse_number
+from geo_rag_runtime.models import Measurement
+
+REPO = Path(__file__).resolve().parents[2]
+ZHU = REPO / "data" / "papers" / "Zhu2024_GRL_MongolOkhotskMantlePlume_CCBY.pdf"
+
+
+def rows(text: str) -> list[tuple[str, float, float | None, str]]:
+    return [(v.analyte, v.value, v.value_max, v.unit) for v in extract_text_values(text)]
+
+
+def test_isotope_ratio_with_uncertainty_and_level() -> None:
+    (value,) = extract_text_values("The basalts have 87Sr/86Sr = 0.70350 ± 0.00002 (2σ).")
+    assert (value.analyte, value.value, value.unit, value.uncertainty) == (
+        "87Sr/86Sr",
+        0.7035,
+        "ratio",
+        0.00002,
+    )
+    assert value.uncertainty_level == "2σ" and value.printed.startswith("0.70350 ± 0.00002")
+
+
+def test_oxide_ranges_units_and_respectively() -> None:
+    text = (
+        "The mafic rocks have SiO2 contents of 52.94–57.28 wt.%, and Al2O3, MgO and TiO2 contents of "
+        "13.17–14.47 wt%, 2.70–5.63 wt.% and 1.77–2.21 wt.%, respectively."
+    )
+    assert rows(text) == [
+        ("SiO2", 52.94, 57.28, "wt.%"),
+        ("Al2O3", 13.17, 14.47, "wt.%"),
+        ("MgO", 2.7, 5.63, "wt.%"),
+        ("TiO2", 1.77, 2.21, "wt.%"),
+    ]
+    assert all(v.qualifier == "range" for v in extract_text_values(text))
+
+
+def test_thousands_separators_unicode_minus_and_high_to_low_ranges() -> None:
+    text = (
+        "U and Th concentrations vary from 54 to 3,283 ppm and from 28 to 6,078 ppm, respectively; "
+        "εNd(t) is −2.1 to +4.4."
+    )
+    assert rows(text) == [
+        ("U", 54, 3283, "ppm"),
+        ("Th", 28, 6078, "ppm"),
+        ("εNd", -2.1, 4.4, "epsilon"),
+    ]
+    assert rows("Zircons give ages of 415–410 Ma.") == [("age", 410, 415, "Ma")]
+    assert parse_number("−2.6854") == -2.6854 and parse_number("3,283") == 3283
+
+
+def test_ages_mswd_and_a_unit_printed_once_for_a_list() -> None:
+    text = "Sample 19MAT‐169 yields a weighted mean 206Pb/238U age of 410 ± 4 Ma (MSWD = 0.89; Figure 2c)."
+    assert rows(text) == [("age", 410, None, "Ma"), ("MSWD", 0.89, None, "")]
+    assert rows("The youngest ages (ca. 503 and 478 Ma) mark a maximum depositional age.") == [
+        ("age", 503, None, "Ma"),
+        ("age", 478, None, "Ma"),
+    ]
+    assert [v.qualifier for v in extract_text_values("ages of ca. 503 Ma")] == ["~"]
+
+
+def test_numbers_that_are_not_values_are_skipped() -> None:
+    assert rows("As shown in Figure 3 and Table 2 (Smith et al., 2019), 9 samples were analysed.") == []
+    assert rows("Tp of 1402 °C [Hoggard et al. 2020] and 1559 °C [Bao et al. 2022].") == [
+        ("Tp", 1402, None, "°C"),
+        ("Tp", 1559, None, "°C"),
+    ]
+    assert rows("A 400-My duration separates them.") == []  # a duration written as an adjective
+    assert rows("Samples 19MAT-157 and OG.1 were dated.") == []  # names with digits
+
+
+def test_temperature_and_pressure_follow_their_units() -> None:
+    text = "Basalts equilibrate between 1–2 GPa and 1275–1475 °C; we obtain 𝑃 = 2.07 GPa and 𝑇 = 1370 °C."
+    assert rows(text) == [
+        ("P", 1, 2, "GPa"),
+        ("T", 1275, 1475, "°C"),
+        ("P", 2.07, None, "GPa"),
+        ("T", 1370, None, "°C"),
+    ]
+    (value,) = extract_text_values("we obtain Tp of 1556+20 −25 °C for the shield phase")
+    assert (
+        value.value == 1556
+        and value.uncertainty is None
+        and value.notes == ["asymmetric uncertainty +20/-25"]
+    )
+
+
+@pytest.fixture(scope="module")
+def zhu_rows(tmp_path_factory: pytest.TempPathFactory) -> list[Measurement]:
+    from geo_assets.ingest.chunking import chunk_paper
+    from geo_assets.ingest.cleaning import clean_paper
+    from geo_assets.ingest.pipeline import paper_from_pdf
+    from geo_assets.measurements.extract import paper_measurements
+    from geo_rag_runtime.settings import Settings
+    from geo_rag_runtime.text.tokenizer import get_token_counter
+
+    settings = Settings(home=tmp_path_factory.mktemp("m"))
+    cleaned = clean_paper(paper_from_pdf(ZHU))
+    chunks = chunk_paper(cleaned, get_token_counter(settings), max_tokens=512, overlap=100)
+    found = paper_measurements(cleaned, chunks)
+    text = cleaned.text
+    for row in found:  # every row points at the very characters it was read from
+        assert text[row.char_start : row.char_end].strip() == row.printed
+        assert any(c.chunk_id == row.chunk_id and c.char_start <= row.char_start < c.char_end for c in chunks)
+    return found
+
+
+def test_a_real_paper_yields_cited_rows(zhu_rows: list[Measurement]) -> None:
+    ages = {(r.value, r.uncertainty, r.page) for r in zhu_rows if r.analyte == "age" and r.unit == "Ma"}
+    assert (410.0, 4.0, 3) in ages and (415.0, 4.0, 3) in ages  # "410 ± 4 Ma", "415 ± 4 Ma" on page 3
+    silica = [r for r in zhu_rows if r.analyte == "SiO2" and r.unit == "wt.%"]
+    assert silica and all(r.value_max is not None and r.value <= r.value_max for r in silica)
+    assert len({r.measurement_id for r in zhu_rows}) == len(zhu_rows)
+    assert all(r.page and r.source_file == ZHU.name and r.sentence for r in zhu_rows)
+
+
+def test_store_replaces_filters_and_retires_rows(zhu_rows: list[Measurement], tmp_path: Path) -> None:
+    from geo_rag_runtime.settings import Settings
+    from geo_rag_runtime.stores.opening import open_documents
+
+    store = open_documents(Settings(home=tmp_path))
+    paper_id = zhu_rows[0].paper_id
+    store.replace_measurements(paper_id, zhu_rows)
+    assert len(store.find_measurements(paper_id=paper_id)) == len(zhu_rows)
+    ages = store.find_measurements(analyte="age", minimum=400, maximum=420)
+    assert ages and all(r.analyte == "age" and 400 <= (r.value or 0) <= 420 for r in ages)
+    hostile = store.find_measurements(analyte='age"}); db.dropDatabase(); ({"', paper_id="$ne")
+    assert hostile == []  # filter values are parameters: no match, nothing dropped
+    assert store.find_measurements(paper_id=paper_id)
+    kept = zhu_rows[:3]
+    assert store.replace_measurements(paper_id, kept)["deleted_stale"] == len(zhu_rows) - 3
+    assert store.delete_paper(paper_id)["measurements"] == 3
+    assert store.find_measurements() == []
+    store.close()
+
+
+def test_cli_prints_and_exports_rows(
+    zhu_rows: list[Measurement],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from geo_rag_runtime.cli import main
+    from geo_rag_runtime.models import Paper
+    from geo_rag_runtime.settings import Settings
+    from geo_rag_runtime.stores.opening import open_documents
+
+    monkeypatch.setenv("GEO_RAG_HOME", str(tmp_path))
+    store = open_documents(Settings(home=tmp_path))
+    paper_id = zhu_rows[0].paper_id
+    store.upsert_paper(Paper(paper_id=paper_id, source_file=ZHU.name, title="Zhu 2024", sha256="0" * 64))
+    store.replace_measurements(paper_id, zhu_rows)
+    store.close()
+
+    assert main(["measurements", "--analyte", "sio2", "--paper", ZHU.name]) == 0
+    table = capsys.readouterr().out
+    assert "SiO2" in table and f"{ZHU.name}, p. " in table and "value(s)" in table
+    assert main(["measurements", "--analyte", "age", "--min", "400", "--max", "420", "--format", "csv"]) == 0
+    records = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert records and {r["analyte"] for r in records} == {"age"} and all(r["citation"] for r in records)
+    assert main(["measurements", "--format", "parquet", "--out", str(tmp_path / "m.parquet")]) == 0
+    import pandas as pd
+
+    assert len(pd.read_parquet(tmp_path / "m.parquet")) == len(zhu_rows)
+    assert main(["measurements", "--paper", "missing.pdf"]) == 2
+    assert "no ingested paper" in capsys.readouterr().err
+    assert main(["measurements", "--format", "json", "--limit", "2"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 2
+
+
+def test_http_measurements_filters_as_parameters(zhu_rows: list[Measurement], tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from geo_rag_runtime.server import create_app
+    from geo_rag_runtime.settings import Settings
+    from geo_rag_runtime.stores.opening import open_documents
+
+    settings = Settings(home=tmp_path, api_token="secret")
+    store = open_documents(settings)
+    store.replace_measurements(zhu_rows[0].paper_id, zhu_rows)
+    store.close()
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/measurements").status_code == 401
+        auth = {"Authorization": "Bearer secret"}
+        body = client.get(
+            "/measurements", params={"analyte": "age", "min": 400, "max": 420}, headers=auth
+        ).json()
+        assert body and all(r["analyte"] == "age" and 400 <= r["value"] <= 420 for r in body)
+        assert all(r["citation"].startswith(ZHU.name) for r in body)
+        csv_text = client.get("/measurements", params={"format": "csv", "limit": 3}, headers=auth).text
+        assert csv_text.splitlines()[0].startswith("sample,analyte,value") and len(csv_text.splitlines()) == 4
+        assert client.get("/measurements", params={"paper": "nope.pdf"}, headers=auth).status_code == 422
+        assert client.get("/measurements", params={"limit": -1}, headers=auth).status_code == 422
