@@ -38,12 +38,15 @@ class Reference(BaseModel):
 
 
 class Caption(BaseModel):
-    """A figure or table caption (kind = 'figure' | 'table')."""
+    """A figure or table caption (kind = 'figure' | 'table'); a table also keeps its cells when the
+    TEI has them (GROBID's ``<table><row><cell>``), header rows first, and its footnote."""
 
     kind: Literal["figure", "table"]
     label: str | None = None
     text: str
     page: int | None = None  # 1-based PDF page, when the TEI carries coordinates
+    rows: list[list[str]] = Field(default_factory=list)
+    note: str = ""
 
 
 class Section(BaseModel):
@@ -84,7 +87,7 @@ class CleanSection(BaseModel):
     """A section of cleaned, readable text with its place in ``CleanedPaper.text``."""
 
     heading: str
-    kind: Literal["abstract", "body", "captions", "references"] = "body"
+    kind: Literal["abstract", "body", "captions", "tables", "references"] = "body"
     text: str
     char_start: int
     char_end: int

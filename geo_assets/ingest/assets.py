@@ -139,7 +139,7 @@ def tei_xml(
     partitions_def=papers_partitions,
     group_name="ingest",
     kinds={"json", "mongodb"},
-    code_version="paper-json-2",
+    code_version="paper-json-3",
     pool="docstore",
     check_specs=[dg.AssetCheckSpec("has_title_and_sections", asset="paper_json")],
     description="Metadata, abstract, sections with paragraphs, captions and references parsed from the "
@@ -184,7 +184,7 @@ def paper_json(tei_xml: dict[str, Any], documents: DocumentStoreResource):
 @dg.asset(
     partitions_def=papers_partitions,
     group_name="ingest",
-    code_version="clean-2",
+    code_version="clean-3",
     description="Readable normalized text (ligatures, hyphenation, headers/footers and control "
     "characters removed; notation such as 87Sr/86Sr, δ18O, εNd, U(IV) kept) with section offsets, "
     "plus the normalized token stream for keyword retrieval.",
@@ -208,7 +208,7 @@ def cleaned_text(paper_json: Paper) -> dg.Output[CleanedPaper]:
     partitions_def=papers_partitions,
     group_name="ingest",
     kinds={"mongodb"},
-    code_version="chunks-2",
+    code_version="chunks-3",
     pool="docstore",
     check_specs=[
         dg.AssetCheckSpec("no_chunk_over_limit", asset="chunks"),

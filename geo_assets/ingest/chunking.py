@@ -33,7 +33,7 @@ __all__ = ["chunk_paper", "SENTENCE_WINDOW", "SECTION_JOINER"]
 
 SENTENCE_WINDOW = 0.15  # prefer a sentence boundary within the last 15% of a window
 SECTION_JOINER = " | "
-CHUNKED_KINDS = ("abstract", "body", "captions")
+CHUNKED_KINDS = ("abstract", "body", "captions", "tables")
 
 
 @dataclass

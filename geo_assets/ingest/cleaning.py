@@ -6,6 +6,8 @@ Layout of ``CleanedPaper.text`` (blocks separated by one blank line):
     Abstract section       kind "abstract"   abstract paragraphs (+ "Keywords: ..." if any)
     body sections          kind "body"       heading line, then its paragraphs
     Figure and table captions  kind "captions"  one paragraph per caption ("Figure 1. ...")
+    Table N                kind "tables"     per table with cells: its caption line, then one line
+                                             per row, cells joined by " | " (searchable like text)
     References             kind "references" one line per reference (always last)
 
 The title line is text but not a section: every chunk carries the title as metadata, so it is not
@@ -25,9 +27,9 @@ from geo_rag_runtime.models import Caption, CleanedPaper, CleanSection, Paper, R
 from geo_rag_runtime.text.clean import clean_text, is_boilerplate, line_key
 from geo_rag_runtime.text.normalize import normalize_tokens
 
-__all__ = ["clean_paper", "caption_line", "reference_line"]
+__all__ = ["clean_paper", "caption_line", "reference_line", "table_lines", "CELL_SEPARATOR"]
 
-Kind = Literal["abstract", "body", "captions", "references"]
+Kind = Literal["abstract", "body", "captions", "tables", "references"]
 SEPARATOR = "\n\n"
 ABSTRACT_HEADING = "Abstract"
 CAPTIONS_HEADING = "Figure and table captions"
@@ -54,6 +56,16 @@ def caption_line(caption: Caption) -> str:
     if lowered.startswith(label.lower()) or lowered.startswith(("fig", "table", "tab.")):
         return text
     return f"{label}. {text}" if text else label
+
+
+CELL_SEPARATOR = " | "
+
+
+def table_lines(caption: Caption) -> list[str]:
+    """A table as text: caption line, one line per row (cells joined by ``CELL_SEPARATOR``), note."""
+    rows = [CELL_SEPARATOR.join(_flatten(cell) for cell in row) for row in caption.rows]
+    note = _flatten(caption.note)
+    return [caption_line(caption), *rows, *([note] if note else [])]
 
 
 def reference_line(ref: Reference) -> str:
@@ -155,6 +167,16 @@ def clean_paper(paper: Paper) -> CleanedPaper:
     captions = [(line, c.page) for c in paper.captions if (line := caption_line(c))]
     if captions:
         blocks.append((CAPTIONS_HEADING, "captions", *_join(captions)))
+    for caption in paper.captions:
+        if caption.kind == "table" and caption.rows:
+            blocks.append(
+                (
+                    _flatten(caption.label or "Table"),
+                    "tables",
+                    "\n".join(table_lines(caption)),
+                    [(0, caption.page)] if caption.page else [],
+                )
+            )
     references = [line for line in (reference_line(r) for r in paper.references) if line]
     if references:
         blocks.append((REFERENCES_HEADING, "references", "\n".join(references), []))

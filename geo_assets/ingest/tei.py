@@ -325,8 +325,20 @@ def _captions(text: etree._Element | None) -> list[Caption]:
         if not head and label:
             head = f"{'Table' if kind == 'table' else 'Figure'} {label}"
         page = _page(figure) or _page(_first(figure, "t:head")) or _page(_first(figure, "t:figDesc"))
-        captions.append(Caption(kind=kind, label=head or None, text=body, page=page))
+        rows = _table_rows(figure) if kind == "table" else []
+        note = _text(_first(figure, "t:note")) if desc != _text(_first(figure, "t:note")) else ""
+        captions.append(Caption(kind=kind, label=head or None, text=body, page=page, rows=rows, note=note))
     return captions
+
+
+def _table_rows(figure: etree._Element) -> list[list[str]]:
+    """A table's cells, row by row (GROBID: ``<table><row><cell>``); rows without text are dropped."""
+    rows = []
+    for row in _all(figure, "t:table/t:row"):
+        cells = [_text(cell) for cell in _all(row, "t:cell")]
+        if any(cells):
+            rows.append(cells)
+    return rows
 
 
 def _references(back: etree._Element | None) -> list[Reference]:

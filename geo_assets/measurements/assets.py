@@ -7,23 +7,25 @@ import dagster as dg
 
 from geo_assets.partitions import papers_partitions
 from geo_assets.resources import DocumentStoreResource
-from geo_rag_runtime.models import CleanedPaper
+from geo_rag_runtime.models import CleanedPaper, Paper
 
 
 @dg.asset(
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
-    code_version="measurements-1",
+    code_version="measurements-2",
     pool="docstore",
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "
     "oxide, isotope ratio, ε/δ notation, age, T, P …), value or range, unit, uncertainty, qualifier, "
     "material and method where the sentence names them, and provenance (page, section, chunk, "
-    "sentence, character span); replaced on re-ingest, removed when the paper is retired. Tables are "
-    "not read yet (the embedded parser drops table cells).",
+    "sentence, character span) — and every numeric cell of the tables whose cells the TEI carries "
+    "(GROBID's <table>; the embedded parser keeps captions only), named by table, row and column; "
+    "replaced on re-ingest, removed when the paper is retired.",
 )
 def measurements(
     context: dg.AssetExecutionContext,
+    paper_json: Paper,
     cleaned_text: CleanedPaper,
     chunks: dict[str, Any],
     documents: DocumentStoreResource,
@@ -32,9 +34,10 @@ def measurements(
 
     with documents.open() as store:
         held = store.get_chunks(chunks["chunk_ids"])
-        rows = paper_measurements(cleaned_text, held)
+        rows = paper_measurements(cleaned_text, held, paper_json.captions)
         written = store.replace_measurements(cleaned_text.paper_id, rows)
     by_analyte = Counter(r.analyte for r in rows)
+    by_source = Counter(r.source_type for r in rows)
     preview = [
         {"analyte": r.analyte, "value": r.value, "value_max": r.value_max, "unit": r.unit, "page": r.page,
          "printed": r.printed}
@@ -45,6 +48,8 @@ def measurements(
         {"paper_id": cleaned_text.paper_id, "measurements": len(rows)},
         metadata={
             "measurements": len(rows),
+            "from_text": by_source.get("text", 0),
+            "from_tables": by_source.get("table", 0),
             "analytes": dg.MetadataValue.json(dict(by_analyte.most_common())),
             "preview": dg.MetadataValue.json(preview),
             "extractor": EXTRACTOR,

@@ -1,10 +1,15 @@
-"""A paper's measurement rows: every reported value in its cleaned text, with provenance.
+"""A paper's measurement rows: every value reported in its text and tables, with provenance.
 
 Stage helper (plain Python, no Dagster): the ``measurements`` asset calls :func:`paper_measurements`
 with the paper's cleaned text and its chunks. Sentences come from the same splitter the chunker and
 the generators use, values from :mod:`geo_assets.measurements.text_values`; each row names the page
 (from the cleaned text's page marks), the section, the chunk that holds it and the character span
 of the printed value in the cleaned text, so a value can be cited like a passage.
+
+Tables come from the paper's captions that carry cells (``Caption.rows``: GROBID's ``<table>``;
+the embedded parser does not extract cells yet) through
+:mod:`geo_assets.measurements.table_values`; their rows name the table, the row label and the
+column header, and the character span of the table's block in the cleaned text.
 
 Material and method are filled only when the sentence names exactly one mineral / rock or one
 analytical method (vocabulary recognizer); sample names are not guessed yet.
@@ -15,26 +20,31 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from geo_assets.ingest.chunking import page_at
+from geo_assets.measurements.table_values import extract_table_values
 from geo_assets.measurements.text_values import extract_text_values
 from geo_rag_runtime import contract
-from geo_rag_runtime.models import Chunk, CleanedPaper, Measurement
+from geo_rag_runtime.models import Caption, Chunk, CleanedPaper, Measurement
 
 __all__ = ["EXTRACTOR", "paper_measurements"]
 
 EXTRACTOR = "text-rules-1"
+TABLE_EXTRACTOR = "table-headers-1"
 _MATERIAL_TYPES = {"Mineral", "Rock"}
 _METHOD_TYPES = {"AnalyticalMethod"}
 
 
-def paper_measurements(cleaned: CleanedPaper, chunks: Sequence[Chunk]) -> list[Measurement]:
-    """Every value the text reports, once, in text order (references and captions are skipped)."""
+def paper_measurements(
+    cleaned: CleanedPaper, chunks: Sequence[Chunk], captions: Sequence[Caption] = ()
+) -> list[Measurement]:
+    """Every value the text and the tables report, once, in text order (references and caption
+    text are skipped; a table's cells are read from ``captions``)."""
     from geo_rag_runtime.text.sentences import split_sentences
     from geo_rag_runtime.vocab import recognize
 
     ordered = sorted(chunks, key=lambda c: c.ordinal)
     rows: dict[str, Measurement] = {}
     for section in cleaned.sections:
-        if section.kind in {"references", "captions"}:
+        if section.kind in {"references", "captions", "tables"}:
             continue
         for s_start, s_end in split_sentences(section.text):
             sentence = section.text[s_start:s_end]
@@ -73,4 +83,48 @@ def paper_measurements(cleaned: CleanedPaper, chunks: Sequence[Chunk]) -> list[M
                     extractor=EXTRACTOR,
                 )
                 rows.setdefault(row.measurement_id, row)
+    for row in _table_rows(cleaned, ordered, captions):
+        rows.setdefault(row.measurement_id, row)
     return sorted(rows.values(), key=lambda r: r.char_start)
+
+
+def _table_rows(
+    cleaned: CleanedPaper, chunks: Sequence[Chunk], captions: Sequence[Caption]
+) -> list[Measurement]:
+    """Rows of the tables that have cells; located at their ``tables`` block of the cleaned text."""
+    blocks = [s for s in cleaned.sections if s.kind == "tables"]
+    out: list[Measurement] = []
+    for caption in (c for c in captions if c.kind == "table" and c.rows):
+        label = " ".join((caption.label or "Table").split())
+        block = next((b for b in blocks if b.heading == label), None)
+        start = block.char_start if block else -1
+        holder = next((c for c in chunks if c.char_start <= start < c.char_end), None) if block else None
+        for value in extract_table_values(caption.rows, caption.text):
+            out.append(
+                Measurement(
+                    measurement_id=contract.measurement_id(
+                        cleaned.paper_id, start, value.analyte, f"{label}|{value.row}|{value.column}"
+                    ),
+                    paper_id=cleaned.paper_id,
+                    source_file=cleaned.source_file,
+                    source_type="table",
+                    analyte=value.analyte,
+                    value=value.value,
+                    unit=value.unit,
+                    uncertainty=value.uncertainty,
+                    uncertainty_level=value.uncertainty_level,
+                    qualifier=value.qualifier,
+                    page=caption.page,
+                    section=label,
+                    chunk_id=holder.chunk_id if holder else "",
+                    char_start=start,
+                    char_end=block.char_end if block else -1,
+                    table_label=label,
+                    row=value.row,
+                    column=value.column,
+                    printed=value.printed,
+                    notes=value.notes,
+                    extractor=TABLE_EXTRACTOR,
+                )
+            )
+    return out

@@ -17,7 +17,7 @@ EXPECTED_DEPS = {
     "chunk_embeddings": {"chunks"},
     "triples": {"chunks"},
     "knowledge_graph": {"triples"},
-    "measurements": {"cleaned_text", "chunks"},
+    "measurements": {"paper_json", "cleaned_text", "chunks"},
     "synthetic_queries": {"knowledge_graph"},
     "query_classifier": {"synthetic_queries"},
     "evaluation_dataset": set(),

@@ -201,3 +201,102 @@ def test_http_measurements_filters_as_parameters(zhu_rows: list[Measurement], tm
         assert csv_text.splitlines()[0].startswith("sample,analyte,value") and len(csv_text.splitlines()) == 4
         assert client.get("/measurements", params={"paper": "nope.pdf"}, headers=auth).status_code == 422
         assert client.get("/measurements", params={"limit": -1}, headers=auth).status_code == 422
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def test_grobid_table_cells_are_read_and_searchable(grobid_samples: Path) -> None:
+    """GROBID's <table><row><cell> reaches paper_json, the cleaned text and the chunks."""
+    from geo_assets.ingest.chunking import chunk_paper
+    from geo_assets.ingest.cleaning import clean_paper
+    from geo_assets.ingest.tei import tei_to_paper
+    from geo_rag_runtime.settings import Settings
+    from geo_rag_runtime.text.tokenizer import get_token_counter
+
+    data = (grobid_samples / "2020.acl-main.207.grobid-0.6.1.tei.xml").read_bytes()
+    paper = tei_to_paper(data, paper_id="p1", source_file="specter.pdf", sha256="0" * 64)
+    tables = [c for c in paper.captions if c.kind == "table" and c.rows]
+    assert len(tables) == 1
+    assert tables[0].rows == [
+        ["Training signal", "CLS USR CITE REC All"],
+        ["SPECTER", "84.2 88.4 91.5 36.9 80.0"],
+    ]
+    cleaned = clean_paper(paper)
+    block = next(s for s in cleaned.sections if s.kind == "tables")
+    assert "SPECTER | 84.2 88.4 91.5 36.9 80.0" in block.text
+    assert cleaned.text[block.char_start : block.char_end] == block.text
+    chunks = chunk_paper(cleaned, get_token_counter(Settings()), max_tokens=512, overlap=100)
+    assert any("SPECTER | 84.2" in c.text for c in chunks)
+
+
+def test_table_headers_name_analytes_units_and_uncertainties() -> None:
+    from geo_assets.measurements.table_values import extract_table_values
+
+    # as printed in McNab & Ball (2023) Table 3 and a Zhu et al. (2024)-style data table
+    rows = [
+        ["", "𝑇𝑝 (°C)", "𝑇𝑒𝑥 (°C)", "Figure"],
+        ["All Data", "1555", "153", "S6A"],
+        ["Hawai‘i", "1558 ± 22", "156", "S6D"],
+    ]
+    found = [
+        (v.analyte, v.value, v.unit, v.uncertainty, v.row) for v in extract_table_values(rows, "Table 3")
+    ]
+    assert found == [
+        ("Tp", 1555, "°C", None, "All Data"),
+        ("Tex", 153, "°C", None, "All Data"),
+        ("Tp", 1558, "°C", 22, "Hawai‘i"),
+        ("Tex", 156, "°C", None, "Hawai‘i"),
+    ]
+    rows = [
+        ["Sample", "SiO2", "87Sr/86Sr", "2σ", "εNd(t)", "Sr (ppm)", "t [Ma]", "s[t]"],
+        ["19MAT-1", "48.21a", "0.70352", "0.00001", "+6.3", "1,234", "410", "4"],
+        ["19MAT-2", "b.d.l.", "−", "", "n.d.", "<0.5", "415", "4"],
+    ]
+    values = extract_table_values(rows, "Table 2. Major elements (wt.%) and Sr–Nd isotopes")
+    by = {(v.row, v.analyte): v for v in values}
+    assert (by["19MAT-1", "SiO2"].value, by["19MAT-1", "SiO2"].unit) == (
+        48.21,
+        "wt.%",
+    )  # unit from the caption
+    assert by["19MAT-1", "SiO2"].notes == ["footnote mark 'a'"]
+    sr = by["19MAT-1", "87Sr/86Sr"]
+    assert (sr.unit, sr.uncertainty, sr.uncertainty_level) == ("ratio", 0.00001, "2σ")
+    assert (by["19MAT-1", "εNd"].value, by["19MAT-1", "εNd"].unit) == (6.3, "epsilon")
+    assert (by["19MAT-1", "Sr"].value, by["19MAT-1", "Sr"].unit) == (1234, "ppm")
+    assert (by["19MAT-1", "age"].value, by["19MAT-1", "age"].uncertainty) == (410, 4)
+    # below detection and not determined are flagged nulls, never zeros
+    assert (by["19MAT-2", "SiO2"].value, by["19MAT-2", "SiO2"].qualifier) == (None, "bdl")
+    assert (by["19MAT-2", "εNd"].value, by["19MAT-2", "εNd"].qualifier) == (None, "nd")
+    assert (by["19MAT-2", "Sr"].value, by["19MAT-2", "Sr"].qualifier) == (0.5, "<")
+
+
+def test_table_rows_become_measurements_located_in_the_text() -> None:
+    from geo_assets.ingest.chunking import chunk_paper
+    from geo_assets.ingest.cleaning import clean_paper
+    from geo_assets.measurements.extract import paper_measurements
+    from geo_rag_runtime.models import Caption, Paper, Section
+    from geo_rag_runtime.settings import Settings
+    from geo_rag_runtime.text.tokenizer import get_token_counter
+
+    table = Caption(
+        kind="table", label="Table 2", text="Whole-rock data (wt.%).", page=4,
+        rows=[["Sample", "SiO2", "MgO"], ["B-1", "48.2", "6.10"], ["B-2", "50.1", "5.02"]],
+    )  # fmt: skip
+    paper = Paper(
+        paper_id="p9", source_file="b.pdf", title="Basalts", sha256="0" * 64,
+        sections=[Section(heading="Results", paragraphs=["The basalts have SiO2 of 48.2–50.1 wt.% (Table 2)."])],
+        captions=[table],
+    )  # fmt: skip
+    cleaned = clean_paper(paper)
+    chunks = chunk_paper(cleaned, get_token_counter(Settings()), max_tokens=512, overlap=100)
+    found = paper_measurements(cleaned, chunks, paper.captions)
+    cells = [r for r in found if r.source_type == "table"]
+    assert {(r.row, r.analyte, r.value, r.unit) for r in cells} == {
+        ("B-1", "SiO2", 48.2, "wt.%"), ("B-1", "MgO", 6.1, "wt.%"),
+        ("B-2", "SiO2", 50.1, "wt.%"), ("B-2", "MgO", 5.02, "wt.%"),
+    }  # fmt: skip
+    assert all(r.table_label == "Table 2" and r.page == 4 and r.chunk_id for r in cells)
+    assert all(cleaned.text[r.char_start : r.char_end].startswith("Table 2.") for r in cells)
+    text_rows = [r for r in found if r.source_type == "text"]
+    assert [(r.analyte, r.value, r.value_max) for r in text_rows] == [("SiO2", 48.2, 50.1)]
