@@ -42,6 +42,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--gold", default=str(ROOT / "data/measurements/gold_v1.csv"))
     parser.add_argument("--sentences", help="CSV with a 'sentence' column: covered sentences without values")
+    parser.add_argument("--papers", help="folder of the gold set's PDFs: also score the table rows")
     parser.add_argument("--show-errors", action="store_true")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
@@ -95,9 +96,67 @@ def main(argv: list[str]) -> int:
     print(f"text: {len(by_sentence)} sentences, gold {tp + fn}, extracted {tp + fp}")
     print(f"  (analyte, value, unit) precision {precision:.3f}  recall {recall:.3f}")
     print(f"  uncertainty right on matched rows that have one: {unc_right}/{unc_total}")
+    if args.papers:
+        errors += _score_tables(rows, Path(args.papers))
     if args.show_errors:
         print("\n".join(errors))
     return 0
+
+
+def _score_tables(rows: list[dict[str, str]], papers: Path) -> list[str]:
+    """Table rows: the embedded parser reads each paper, the table extractor its labelled tables;
+    a cell matches on (table, analyte, value, unit). Precision counts every value extracted from the
+    labelled tables (cells of unlabelled columns such as coordinates included)."""
+    from geo_assets.ingest.pdf import pdf_to_tei
+    from geo_assets.ingest.tei import tei_to_paper
+    from geo_assets.measurements.table_values import extract_table_values
+
+    gold: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
+    for row in rows:
+        if row["source_type"] == "table":
+            gold[row["source_file"], row["table_label"]].append(row)
+    tp = fp = fn = found_tables = 0
+    errors: list[str] = []
+    for (source, label), expected in sorted(gold.items()):
+        paper = tei_to_paper(pdf_to_tei(papers / source), paper_id="g", source_file=source, sha256="0" * 64)
+        table = next((c for c in paper.captions if c.kind == "table" and c.label == label and c.rows), None)
+        values = extract_table_values(table.rows, table.text) if table else []
+        found_tables += table is not None
+        unmatched = list(expected)
+        for value in values:
+            if value.value is None:
+                continue
+            hit = next(
+                (
+                    g
+                    for g in unmatched
+                    if g["analyte"]
+                    in {value.analyte, "T" if value.analyte in {"Tp", "Tex"} else value.analyte}
+                    and _same(_float(g["value"]), value.value)
+                    and g["unit"] == value.unit
+                ),
+                None,
+            )
+            if hit is None:
+                fp += 1
+                errors.append(
+                    f"FP {source[:20]} {label} {value.row!r} {value.column!r} {value.analyte} {value.value} {value.unit!r}"
+                )
+            else:
+                unmatched.remove(hit)
+                tp += 1
+        fn += len(unmatched)
+        errors += [
+            f"FN {source[:20]} {label} {g['row']!r} {g['column']!r} {g['analyte']} {g['value']} {g['unit']!r}"
+            for g in unmatched
+        ]
+    precision = tp / (tp + fp) if tp + fp else float("nan")
+    recall = tp / (tp + fn) if tp + fn else float("nan")
+    print(
+        f"tables: {len(gold)} labelled, {found_tables} with cells from the embedded parser; gold {tp + fn}, extracted {tp + fp}"
+    )
+    print(f"  (analyte, value, unit) precision {precision:.3f}  recall {recall:.3f}")
+    return errors
 
 
 if __name__ == "__main__":

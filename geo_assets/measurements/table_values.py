@@ -36,7 +36,8 @@ __all__ = ["TableValue", "extract_table_values"]
 
 _NUM = r"[+\-\u2212]?(?:\d{1,3}(?:[,\u2009]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][+\-\u2212]?\d+)?"
 _CELL = re.compile(
-    rf"^(?P<qual>[<>≤≥~∼≈])?\s*(?P<value>{_NUM})\s*(?:(?:±|\+/-)\s*(?P<unc>{_NUM})|\((?P<unc_paren>{_NUM})\))?\s*"
+    rf"^(?P<qual>[<>≤≥~∼≈])?\s*(?P<value>{_NUM})\s*(?:(?:±|\+/-)\s*(?P<unc>{_NUM})|\((?P<unc_paren>{_NUM})\)"
+    r"|\+\s*(?P<plus>\d+(?:\.\d+)?)\s*(?:[−\-–]\s*(?P<minus>\d+(?:\.\d+)?))?)?\s*"
     r"(?P<marks>[a-f*†‡§]{0,2})$"
 )
 _BDL = re.compile(r"^(?:b\.?\s?d\.?\s?l\.?|bdl|<\s?(?:LOD|LOQ|DL|d\.l\.))$", re.IGNORECASE)
@@ -164,7 +165,7 @@ def extract_table_values(rows: Sequence[Sequence[str]], caption: str = "") -> li
                 if target == i and uncertainty is None:
                     extra = _cell(cells[j])
                     uncertainty = extra[0] if extra else None
-            notes = [f"footnote mark {marks!r}"] if marks else []
+            notes = [marks if marks.startswith("asym") else f"footnote mark {marks!r}"] if marks else []
             out.append(
                 TableValue(
                     analyte=name,
@@ -198,9 +199,10 @@ def _cell(cell: str) -> tuple[float | None, float | None, str, str] | None:
         match.group("qual") or "", match.group("qual") or ""
     )
     unc = match.group("unc") or match.group("unc_paren")
-    return (
-        parse_number(match.group("value")),
-        parse_number(unc) if unc else None,
-        qualifier,
-        match.group("marks") or "",
-    )
+    marks = match.group("marks") or ""
+    if match.group("plus"):  # "1555+28 −51": an asymmetric uncertainty, kept in the notes
+        plus, minus = match.group("plus"), match.group("minus")
+        if minus is None or float(plus) == float(minus):
+            unc = plus if minus is not None else None
+        marks = f"asymmetric uncertainty +{plus}/-{minus}" if minus and float(plus) != float(minus) else marks
+    return parse_number(match.group("value")), parse_number(unc) if unc else None, qualifier, marks

@@ -81,7 +81,7 @@ _ELEMENT = "(?:" + "|".join(sorted(_SYMBOLS, key=len, reverse=True)) + ")"
 _OXIDE = r"(?:SiO2|TiO2|Al2O3|Fe2O3T?|FeOT?|FeO\*|MnO|MgO|CaO|Na2O|K2O|P2O5|H2O|CO2|Cr2O3|NiO|BaO|SrO|LOI)"
 _ISO = rf"\d{{1,3}}\s?{_ELEMENT}"
 _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(rf"ln\s*\(\s*{_ISO}\s*/\s*{_ISO}\s*\)"), "ln"),
+    (re.compile(rf"ln\s*[\(\[]\s*{_ISO}\s*/\s*{_ISO}\s*[\)\]]"), "ln"),
     (re.compile(rf"{_ISO}\s*/\s*{_ISO}"), "ratio"),
     (re.compile(rf"\[?\(\s*(?:{_ELEMENT})\s*/\s*(?:{_ELEMENT})\s*\)\s*[NnCc](?:\b|(?=\W))"), "normalized"),
     (re.compile(r"Eu\s*/\s*Eu\s*\*"), "Eu/Eu*"),
@@ -175,7 +175,7 @@ class _Analyte:
 def _canonical(match: re.Match[str], kind: str) -> str:
     text = re.sub(r"\s+", "", match.group(0))
     if kind == "ln":
-        return "ln(" + text[3:].strip("()") + ")" if text.startswith("ln(") else text
+        return "ln(" + text[2:].strip("()[]") + ")"
     if kind == "normalized":
         inner = re.search(r"\((.+?)\)\s*([NnCc])", text)
         return f"({inner.group(1)}){inner.group(2).upper()}" if inner else text

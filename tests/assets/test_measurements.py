@@ -300,3 +300,22 @@ def test_table_rows_become_measurements_located_in_the_text() -> None:
     assert all(cleaned.text[r.char_start : r.char_end].startswith("Table 2.") for r in cells)
     text_rows = [r for r in found if r.source_type == "text"]
     assert [(r.analyte, r.value, r.value_max) for r in text_rows] == [("SiO2", 48.2, 50.1)]
+
+
+def test_embedded_parser_reads_a_real_unruled_table(tmp_path: Path) -> None:
+    """McNab & Ball (2023) Table 3 (a sample paper): cells under the caption, in the TEI and as rows."""
+    from geo_assets.ingest.pdf import pdf_to_tei
+    from geo_assets.ingest.tei import tei_to_paper
+
+    pdf = REPO / "data" / "papers" / "McNabBall2023_Volcanica_meltPT_CCBY.pdf"
+    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
+    table = next(c for c in paper.captions if c.label == "Table 3")
+    assert table.page == 9 and table.rows[0][1:3] == ["𝑇𝑝 (°C)", "𝑇𝑒𝑥 (°C)"]
+    shield = next(r for r in table.rows if r[0] == "Shield")
+    assert shield[1:3] == ["1556+20 −25", "154"]  # the asymmetric uncertainty stays with its value
+    from geo_assets.measurements.table_values import extract_table_values
+
+    values = {(v.row, v.analyte): v for v in extract_table_values(table.rows, table.text)}
+    assert (values["Shield", "Tp"].value, values["Shield", "Tp"].unit) == (1556, "°C")
+    assert values["Shield", "Tp"].notes == ["asymmetric uncertainty +20/-25"]
+    assert (values["Shield", "Tex"].value, values["Hawai‘i", "Tp"].uncertainty) == (154, 22)

@@ -19,6 +19,7 @@ from geo_assets.ingest.pdf.layout import Line
 from geo_assets.ingest.pdf.lines import page_lines
 from geo_assets.ingest.pdf.metadata import read_front_matter
 from geo_assets.ingest.pdf.running_heads import drop_running_heads
+from geo_assets.ingest.pdf.tables import page_tables
 from geo_rag_runtime.errors import PdfError
 
 
@@ -33,11 +34,13 @@ def analyse(pdf: Any, source: str) -> Document:
     """Run the layout steps on an open pdfplumber PDF; ``source`` names the file in errors."""
     pages: list[list[Line]] = []
     heights: list[float] = []
+    widths: list[float] = []
     for number, page in enumerate(pdf.pages, start=1):
         try:
             lines = page_lines(page, number)
             pages.append(order_page(lines, float(page.width), float(page.height)))
             heights.append(float(page.height))
+            widths.append(float(page.width))
         except Exception as exc:  # pdfminer raises many types on broken content streams
             raise PdfError(f"{source}: cannot read page {number}: {exc}") from exc
         finally:
@@ -54,6 +57,8 @@ def analyse(pdf: Any, source: str) -> Document:
             fonts[line.font] += len(line.text)
     body_font = fonts.most_common(1)[0][0] if fonts else ""
     drop_running_heads(pages, heights)
+    for lines_on_page, width in zip(pages, widths, strict=True):
+        doc.tables.extend(page_tables([ln for ln in lines_on_page if ln.kind != "drop"], width, body_size))
     meta = pdf.metadata or {}
     read_front_matter(doc, pages[0], all_lines, body_size, meta)
 

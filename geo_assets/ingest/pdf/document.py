@@ -9,6 +9,7 @@ each other.
 from dataclasses import dataclass, field
 
 from geo_assets.ingest.pdf.references import Reference
+from geo_assets.ingest.pdf.tables import PageTable
 
 
 @dataclass
@@ -35,3 +36,4 @@ class Document:
     captions: list[tuple[str, str, str]] = field(default_factory=list)  # kind, label, text
     caption_coords: list[str] = field(default_factory=list)  # parallel to ``captions``
     references: list[Reference] = field(default_factory=list)
+    tables: list[PageTable] = field(default_factory=list)  # cells under "Table N" captions

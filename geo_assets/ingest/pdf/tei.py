@@ -109,6 +109,7 @@ def to_tei(doc: Document) -> str:
         for paragraph, box in zip(section.paragraphs, boxes, strict=True):
             _el(div, "p", paragraph, **box)
     captions = zip(doc.captions, _boxes(doc.caption_coords, len(doc.captions)), strict=True)
+    tables = list(doc.tables)
     for index, ((kind, label, caption), box) in enumerate(captions):
         attrs = {"xml_id": f"{'tab' if kind == 'table' else 'fig'}_{index}"}
         if kind == "table":
@@ -118,6 +119,14 @@ def to_tei(doc: Document) -> str:
         _el(figure, "head", label)
         _el(figure, "label", label.split()[-1])
         _el(figure, "figDesc", caption)
+        cells = next((t for t in tables if kind == "table" and t.label == label), None)
+        if cells is not None:  # GROBID's layout: <table><row><cell>…</cell></row></table>
+            tables.remove(cells)
+            table = _el(figure, "table")
+            for row in cells.rows:
+                row_el = _el(table, "row")
+                for cell in row:
+                    _el(row_el, "cell", cell)
     refs_div = _el(back, "div", type="references")
     list_bibl = _el(refs_div, "listBibl")
     for index, ref in enumerate(doc.references):
