@@ -24,6 +24,7 @@ import math
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,6 +37,22 @@ def _same(a: float | None, b: float | None) -> bool:
     if a is None or b is None:
         return a is None and b is None
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _take(unmatched: list[dict[str, str]], value: Any, *, with_max: bool = True) -> dict[str, str] | None:
+    """The first unmatched gold row with the value's (analyte, value[, value_max], unit), removed;
+    ``value`` is a TextValue or a TableValue (tables have no ranges)."""
+    names = {value.analyte, "T" if value.analyte in {"Tp", "Tex"} else value.analyte}  # gold README: T
+    for g in unmatched:
+        if (
+            g["analyte"] in names
+            and _same(_float(g["value"]), value.value)
+            and (not with_max or _same(_float(g["value_max"]), value.value_max))
+            and g["unit"] == value.unit
+        ):
+            unmatched.remove(g)
+            return g
+    return None
 
 
 def main(argv: list[str]) -> int:
@@ -64,24 +81,13 @@ def main(argv: list[str]) -> int:
         found = extract_text_values(sentence)
         unmatched = list(gold)
         for value in found:
-            hit = next(
-                (
-                    g
-                    for g in unmatched
-                    if g["analyte"] == value.analyte
-                    and _same(_float(g["value"]), value.value)
-                    and _same(_float(g["value_max"]), value.value_max)
-                    and g["unit"] == value.unit
-                ),
-                None,
-            )
+            hit = _take(unmatched, value)
             if hit is None:
                 fp += 1
                 errors.append(
                     f"FP {value.analyte} {value.value} {value.value_max} {value.unit!r} | {value.printed!r} | {sentence[:140]}"
                 )
                 continue
-            unmatched.remove(hit)
             tp += 1
             if hit["uncertainty"].strip():
                 unc_total += 1
@@ -126,24 +132,13 @@ def _score_tables(rows: list[dict[str, str]], papers: Path) -> list[str]:
         for value in values:
             if value.value is None:
                 continue
-            hit = next(
-                (
-                    g
-                    for g in unmatched
-                    if g["analyte"]
-                    in {value.analyte, "T" if value.analyte in {"Tp", "Tex"} else value.analyte}
-                    and _same(_float(g["value"]), value.value)
-                    and g["unit"] == value.unit
-                ),
-                None,
-            )
+            hit = _take(unmatched, value, with_max=False)
             if hit is None:
                 fp += 1
                 errors.append(
                     f"FP {source[:20]} {label} {value.row!r} {value.column!r} {value.analyte} {value.value} {value.unit!r}"
                 )
             else:
-                unmatched.remove(hit)
                 tp += 1
         fn += len(unmatched)
         errors += [

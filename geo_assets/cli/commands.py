@@ -42,10 +42,13 @@ def up_to_date(
     instance: dg.DagsterInstance, assets: list[dg.AssetsDefinition], key: str, sha256: str, store: Any
 ) -> bool:
     """True when this partition's paper has these bytes and every per-paper asset was materialized
-    with the current code version, no older than its TEI (so a failed later step is not skipped)."""
+    with the current code version, no older than its TEI (so a failed later step is not skipped).
+
+    Compared with the TEI (the first asset), not with the asset listed before it: the per-paper graph
+    branches (measurements need no knowledge graph), so Dagster may finish them in either order."""
     if store.paper_sha256_for_partition(key) != sha256:
         return False
-    newest_upstream = 0.0
+    tei_time: float | None = None
     for asset in assets:
         for asset_key in asset.keys:
             latest = latest_versions(
@@ -55,9 +58,10 @@ def up_to_date(
                 return False
             if latest.code_version != asset.code_versions_by_key.get(asset_key):
                 return False
-            if latest.timestamp < newest_upstream:
+            if tei_time is None:
+                tei_time = latest.timestamp
+            elif latest.timestamp < tei_time:
                 return False
-            newest_upstream = max(newest_upstream, latest.timestamp)
     return True
 
 

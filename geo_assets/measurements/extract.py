@@ -17,15 +17,19 @@ analytical method (vocabulary recognizer); sample names are not guessed yet.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
+from typing import Any
 
 from geo_assets.ingest.chunking import page_at
-from geo_assets.measurements.table_values import extract_table_values
-from geo_assets.measurements.text_values import extract_text_values
+from geo_assets.measurements.table_values import TableValue, extract_table_values
+from geo_assets.measurements.text_values import TextValue, extract_text_values
 from geo_rag_runtime import contract
 from geo_rag_runtime.models import Caption, Chunk, CleanedPaper, Measurement
 
 __all__ = ["EXTRACTOR", "paper_measurements"]
+
+log = logging.getLogger(__name__)
 
 EXTRACTOR = "text-rules-1"
 TABLE_EXTRACTOR = "table-headers-1"
@@ -60,26 +64,16 @@ def paper_measurements(
                 holder = next((c for c in ordered if c.char_start <= start < c.char_end), None)
                 row = Measurement(
                     measurement_id=contract.measurement_id(cleaned.paper_id, start, value.analyte),
-                    paper_id=cleaned.paper_id,
-                    source_file=cleaned.source_file,
+                    **_shared(cleaned, value, holder),
                     source_type="text",
-                    analyte=value.analyte,
-                    value=value.value,
                     value_max=value.value_max,
-                    unit=value.unit,
-                    uncertainty=value.uncertainty,
-                    uncertainty_level=value.uncertainty_level,
-                    qualifier=value.qualifier,
                     material=next(iter(materials)) if len(materials) == 1 else "",
                     method=next(iter(methods)) if len(methods) == 1 else "",
                     page=page_at(cleaned.page_marks, start),
                     section=section.heading,
-                    chunk_id=holder.chunk_id if holder else "",
                     sentence=" ".join(sentence.split()),
                     char_start=start,
                     char_end=end,
-                    printed=value.printed,
-                    notes=value.notes,
                     extractor=EXTRACTOR,
                 )
                 rows.setdefault(row.measurement_id, row)
@@ -99,32 +93,44 @@ def _table_rows(
         block = next((b for b in blocks if b.heading == label), None)
         start = block.char_start if block else -1
         holder = next((c for c in chunks if c.char_start <= start < c.char_end), None) if block else None
-        for value in extract_table_values(caption.rows, caption.text):
+        try:
+            values = extract_table_values(caption.rows, caption.text)
+        except Exception as exc:  # a malformed table loses its rows, never the paper's others
+            log.warning("%s %s: table skipped (%s: %s)", cleaned.source_file, label, type(exc).__name__, exc)
+            continue
+        for value in values:
             out.append(
                 Measurement(
                     measurement_id=contract.measurement_id(
                         cleaned.paper_id, start, value.analyte, f"{label}|{value.row}|{value.column}"
                     ),
-                    paper_id=cleaned.paper_id,
-                    source_file=cleaned.source_file,
+                    **_shared(cleaned, value, holder),
                     source_type="table",
-                    analyte=value.analyte,
-                    value=value.value,
-                    unit=value.unit,
-                    uncertainty=value.uncertainty,
-                    uncertainty_level=value.uncertainty_level,
-                    qualifier=value.qualifier,
                     page=caption.page,
                     section=label,
-                    chunk_id=holder.chunk_id if holder else "",
                     char_start=start,
                     char_end=block.char_end if block else -1,
                     table_label=label,
                     row=value.row,
                     column=value.column,
-                    printed=value.printed,
-                    notes=value.notes,
                     extractor=TABLE_EXTRACTOR,
                 )
             )
     return out
+
+
+def _shared(cleaned: CleanedPaper, value: TextValue | TableValue, holder: Chunk | None) -> dict[str, Any]:
+    """The fields a text value and a table cell fill alike."""
+    return {
+        "paper_id": cleaned.paper_id,
+        "source_file": cleaned.source_file,
+        "analyte": value.analyte,
+        "value": value.value,
+        "unit": value.unit,
+        "uncertainty": value.uncertainty,
+        "uncertainty_level": value.uncertainty_level,
+        "qualifier": value.qualifier,
+        "chunk_id": holder.chunk_id if holder else "",
+        "printed": value.printed,
+        "notes": value.notes,
+    }

@@ -319,3 +319,37 @@ def test_embedded_parser_reads_a_real_unruled_table(tmp_path: Path) -> None:
     assert (values["Shield", "Tp"].value, values["Shield", "Tp"].unit) == (1556, "°C")
     assert values["Shield", "Tp"].notes == ["asymmetric uncertainty +20/-25"]
     assert (values["Shield", "Tex"].value, values["Hawai‘i", "Tp"].uncertainty) == (154, 22)
+
+
+def test_a_table_that_breaks_the_readers_fails_no_paper(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table the cell reader or the value reader cannot handle loses its cells, not the paper."""
+    import importlib
+
+    from geo_assets.ingest.pdf import pdf_to_tei
+    from geo_assets.ingest.tei import tei_to_paper
+    from geo_assets.measurements import extract as extract_module
+
+    def broken(*args: object, **kwargs: object) -> list[object]:
+        raise ValueError("unreadable grid")
+
+    analyse_module = importlib.import_module(
+        "geo_assets.ingest.pdf.analyse"
+    )  # the package exports the function
+    monkeypatch.setattr(analyse_module, "page_tables", broken)
+    pdf = REPO / "data" / "papers" / "McNabBall2023_Volcanica_meltPT_CCBY.pdf"
+    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
+    table = next(c for c in paper.captions if c.label == "Table 3")
+    assert table.rows == [] and table.text  # the caption stays
+
+    from geo_assets.ingest.chunking import chunk_paper
+    from geo_assets.ingest.cleaning import clean_paper
+    from geo_rag_runtime.models import Caption
+    from geo_rag_runtime.settings import Settings
+    from geo_rag_runtime.text.tokenizer import get_token_counter
+
+    paper.captions.append(Caption(kind="table", label="Table 9", text="x", rows=[["a", "SiO2"], ["b", "1"]]))
+    cleaned = clean_paper(paper)
+    chunks = chunk_paper(cleaned, get_token_counter(Settings()), max_tokens=512, overlap=100)
+    monkeypatch.setattr(extract_module, "extract_table_values", broken)
+    rows = extract_module.paper_measurements(cleaned, chunks, paper.captions)
+    assert rows and all(r.source_type == "text" for r in rows)

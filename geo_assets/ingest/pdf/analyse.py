@@ -5,6 +5,7 @@ assembly) and measures the two document-wide yardsticks they compare against: th
 (the size set in most characters) and the body font.
 """
 
+import logging
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -21,6 +22,8 @@ from geo_assets.ingest.pdf.metadata import read_front_matter
 from geo_assets.ingest.pdf.running_heads import drop_running_heads
 from geo_assets.ingest.pdf.tables import page_tables
 from geo_rag_runtime.errors import PdfError
+
+log = logging.getLogger(__name__)
 
 
 def _weighted_mode(values: Iterable[tuple[float, int]]) -> float:
@@ -57,8 +60,15 @@ def analyse(pdf: Any, source: str) -> Document:
             fonts[line.font] += len(line.text)
     body_font = fonts.most_common(1)[0][0] if fonts else ""
     drop_running_heads(pages, heights)
-    for lines_on_page, width in zip(pages, widths, strict=True):
-        doc.tables.extend(page_tables([ln for ln in lines_on_page if ln.kind != "drop"], width, body_size))
+    for number, (lines_on_page, width) in enumerate(zip(pages, widths, strict=True), start=1):
+        try:
+            doc.tables.extend(
+                page_tables([ln for ln in lines_on_page if ln.kind != "drop"], width, body_size)
+            )
+        except Exception as exc:  # a table we cannot read keeps its caption; it never fails the paper
+            log.warning(
+                "%s: table cells on page %d skipped (%s: %s)", source, number, type(exc).__name__, exc
+            )
     meta = pdf.metadata or {}
     read_front_matter(doc, pages[0], all_lines, body_size, meta)
 
