@@ -8,6 +8,11 @@ so the classifier's mistakes do not blur the retrieval comparison):
 * ``dense``, ``bm25``: one retriever's top k;
 * ``rrf``: both fused by reciprocal rank (k=60, equal weights); ``rrf_hybrid``: fused as the hybrid
   routes fuse them (``base.HYBRID_FUSION``, printed in the header);
+* ``rrf_hybrid@budget``: the same top k after the context is built (3,000-token budget: stitched
+  passages overflow it and the last one is cut);
+* ``+graph_list@budget``: ``rrf_hybrid`` plus a third list, the chunks the question's graph facts
+  come from, ranked by how many facts point at them (one hop of HippoRAG's entity–chunk walk);
+* ``+compression@budget``: ``rrf_hybrid`` top k through sentence-relevance compression;
 * ``baseline``: BaselineRAG as a user gets it (``ask(mode="baseline")``: its context's chunks);
 * ``hybrid``: HybridRAG's routed strategy, refinement and context, as a user gets it.
 
@@ -23,6 +28,7 @@ import os
 import statistics
 import sys
 import time
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -37,6 +43,9 @@ def main(argv: list[str]) -> int:
     from geo_assets.evaluation.dataset import load_eval_dataset, resolve_dataset
     from geo_assets.evaluation.retrieval_metrics import passage_matches
     from geo_rag_runtime.models import QUERY_TYPES
+    from geo_rag_runtime.query.compression import compress_passages
+    from geo_rag_runtime.query.context import build_context
+    from geo_rag_runtime.query.graph_facts import graph_facts
     from geo_rag_runtime.query.question import prepare_question
     from geo_rag_runtime.query.strategies.base import HYBRID_FUSION
     from geo_rag_runtime.retrieval.fusion import fuse
@@ -45,7 +54,13 @@ def main(argv: list[str]) -> int:
 
     k = args.k
     service = RagService(get_settings().model_copy(update={"generator": "extractive", "llm_steps": []}))
-    tools = service.resources().tools
+    resources = service.resources()
+    tools = resources.tools
+    budget = service.settings.context_token_budget
+
+    def after_budget(items: list[Any]) -> list[str]:
+        return [c.text for c in build_context(items[:k], [], resources.counter, budget).chunks]
+
     questions = [q for q in load_eval_dataset(resolve_dataset(args.dataset)) if q.answerable]
     scores: dict[tuple[str, str], list[tuple[float, float]]] = {}
     seconds: dict[str, list[float]] = {}
@@ -69,6 +84,17 @@ def main(argv: list[str]) -> int:
         started = time.perf_counter()
         tuned = fuse(dense, sparse, top_k=k, **HYBRID_FUSION)
         record("rrf_hybrid", q.query_type, passages, [i.text for i in tuned], started)
+        record("rrf_hybrid@budget", q.query_type, passages, after_budget(tuned), started)
+        started = time.perf_counter()
+        facts = graph_facts(question, q.query_type, tools, [], unavailable=None)
+        walked = _chunks_of_facts(facts, tools)
+        graph_fused = fuse(
+            dense, sparse, walked, top_k=k, k=HYBRID_FUSION["k"], weights=(*HYBRID_FUSION["weights"], 1.0)
+        )
+        record("+graph_list@budget", q.query_type, passages, after_budget(graph_fused), started)
+        started = time.perf_counter()
+        compressed, _, _ = compress_passages(question.text, tuned[:k], tools)
+        record("+compression@budget", q.query_type, passages, after_budget(compressed), started)
         for mode in ("baseline", "hybrid"):
             started = time.perf_counter()
             answer = service.ask(q.question, mode=mode, category=q.query_type)
@@ -93,6 +119,39 @@ def main(argv: list[str]) -> int:
             cells.append(f"{recall:.3f} / {hit:.3f} (n={len(values)})".rjust(23))
         print(f"{method:<16} " + " ".join(cells) + f" {statistics.fmean(seconds[method]):>6.2f}")
     return 0
+
+
+def _chunks_of_facts(facts: list[Any], tools: Any) -> list[Any]:
+    """The chunks graph facts were extracted from, most-pointed-at first, as retrieved items."""
+    from collections import Counter
+
+    from geo_rag_runtime.models import RetrievedItem
+
+    counts: Counter[str] = Counter(
+        str(p["chunk_id"]) for f in facts for p in f.provenance if p.get("chunk_id")
+    )
+    ids = [chunk_id for chunk_id, _ in counts.most_common(20)]
+    records = {r["chunk_id"]: r for r in tools.sparse.records(ids)} if tools.sparse else {}
+    return [
+        RetrievedItem(
+            kind="chunk",
+            text=records[i]["text"],
+            score=float(counts[i]),
+            retriever="graph",
+            chunk_id=i,
+            paper_id=records[i]["paper_id"],
+            source_file=records[i]["source_file"],
+            title=records[i]["title"],
+            provenance=[
+                {
+                    key: records[i][key]
+                    for key in ("chunk_id", "paper_id", "ordinal", "char_start", "char_end")
+                }
+            ],
+        )
+        for i in ids
+        if i in records
+    ]
 
 
 if __name__ == "__main__":
