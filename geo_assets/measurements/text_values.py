@@ -246,6 +246,8 @@ def _value_groups(text: str, analytes: list[_Analyte]) -> Iterator[re.Match[str]
         if not (match.group("unit") or match.group("lo_unit")) and _COUNT_AFTER.match(text[match.end() :]):
             continue
         unit = _UNITS.get(match.group("unit") or match.group("lo_unit") or "", "")
+        if unit not in {"Ma", "ka", "Ga"} and re.search(r"\bby\s*$", text[: match.start()]):
+            continue  # "lowers Tp by ~140 °C": a change, not a reported value ("by 340 Ma" is a date)
         if unit in {"Ma", "ka", "Ga"} and (
             _DURATION_BEFORE.search(text[max(0, match.start() - 40) : match.start()])
             or _DURATION_AFTER.match(text[match.end() :])

@@ -76,6 +76,8 @@ def test_numbers_that_are_not_values_are_skipped() -> None:
         ("Tp", 1559, None, "°C"),
     ]
     assert rows("A 400-My duration separates them.") == []  # a duration written as an adjective
+    assert rows("Changing them lowers Tp by ~140 °C (Table 3).") == []  # a change, not a value
+    assert rows("The recovery is complete by ∼340 Ma.") == [("age", 340, None, "Ma")]  # a date
     assert rows("Samples 19MAT-157 and OG.1 were dated.") == []  # names with digits
 
 
