@@ -118,23 +118,10 @@ class DocumentStore:
     # -- chunks ---------------------------------------------------------------------------
     def replace_chunks(self, paper_id: str, chunks: Sequence[Chunk]) -> dict[str, int]:
         """Make the stored chunks of a paper exactly ``chunks`` (upsert new, delete stale)."""
-        from pymongo import ReplaceOne
-
         ids = [c.chunk_id for c in chunks]
         if len(set(ids)) != len(ids):
             raise StoreError(f"duplicate chunk ids for paper {paper_id}")
-        with self._writing():
-            col = self.db[contract.CHUNKS]
-            stale = col.delete_many({"paper_id": paper_id, "chunk_id": {"$nin": ids}}).deleted_count
-            if chunks:
-                col.bulk_write(
-                    [
-                        ReplaceOne({"_id": c.chunk_id}, {**c.model_dump(), "_id": c.chunk_id}, upsert=True)
-                        for c in chunks
-                    ],
-                    ordered=False,
-                )
-        return {"upserted": len(chunks), "deleted_stale": stale}
+        return self._replace_paper_set(contract.CHUNKS, paper_id, {c.chunk_id: c for c in chunks})
 
     def chunks_for_paper(self, paper_id: str) -> list[Chunk]:
         docs = self.db[contract.CHUNKS].find({"paper_id": paper_id}).sort("ordinal", 1)
@@ -146,21 +133,7 @@ class DocumentStore:
 
     # -- triples --------------------------------------------------------------------------
     def replace_triples(self, paper_id: str, triples: Sequence[Triple]) -> dict[str, int]:
-        from pymongo import ReplaceOne
-
-        unique = {t.triple_id: t for t in triples}
-        with self._writing():
-            col = self.db[contract.TRIPLES]
-            stale = col.delete_many({"paper_id": paper_id, "triple_id": {"$nin": list(unique)}}).deleted_count
-            if unique:
-                col.bulk_write(
-                    [
-                        ReplaceOne({"_id": i}, {**t.model_dump(), "_id": i}, upsert=True)
-                        for i, t in unique.items()
-                    ],
-                    ordered=False,
-                )
-        return {"upserted": len(unique), "deleted_stale": stale}
+        return self._replace_paper_set(contract.TRIPLES, paper_id, {t.triple_id: t for t in triples})
 
     def triples_for_paper(self, paper_id: str) -> list[Triple]:
         docs = self.db[contract.TRIPLES].find({"paper_id": paper_id})
@@ -178,23 +151,25 @@ class DocumentStore:
     # -- measurements -----------------------------------------------------------------------
     def replace_measurements(self, paper_id: str, rows: Sequence[Measurement]) -> dict[str, int]:
         """A paper's measurement rows, replacing the previous set (rows no longer extracted go)."""
+        return self._replace_paper_set(contract.MEASUREMENTS, paper_id, {m.measurement_id: m for m in rows})
+
+    def _replace_paper_set(self, collection: str, paper_id: str, items: dict[str, Any]) -> dict[str, int]:
+        """Upsert ``items`` (id → model) as the paper's whole set in ``collection`` and delete the
+        paper's documents that are not among them, under the write lock."""
         from pymongo import ReplaceOne
 
-        unique = {m.measurement_id: m for m in rows}
         with self._writing():
-            col = self.db[contract.MEASUREMENTS]
-            stale = col.delete_many(
-                {"paper_id": paper_id, "measurement_id": {"$nin": list(unique)}}
-            ).deleted_count
-            if unique:
+            col = self.db[collection]
+            stale = col.delete_many({"paper_id": paper_id, "_id": {"$nin": list(items)}}).deleted_count
+            if items:
                 col.bulk_write(
                     [
                         ReplaceOne({"_id": i}, {**m.model_dump(), "_id": i}, upsert=True)
-                        for i, m in unique.items()
+                        for i, m in items.items()
                     ],
                     ordered=False,
                 )
-        return {"upserted": len(unique), "deleted_stale": stale}
+        return {"upserted": len(items), "deleted_stale": stale}
 
     def find_measurements(
         self,
