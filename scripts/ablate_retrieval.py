@@ -125,33 +125,14 @@ def _chunks_of_facts(facts: list[Any], tools: Any) -> list[Any]:
     """The chunks graph facts were extracted from, most-pointed-at first, as retrieved items."""
     from collections import Counter
 
-    from geo_rag_runtime.models import RetrievedItem
+    from geo_rag_runtime.retrieval.keyword import record_item
 
     counts: Counter[str] = Counter(
         str(p["chunk_id"]) for f in facts for p in f.provenance if p.get("chunk_id")
     )
     ids = [chunk_id for chunk_id, _ in counts.most_common(20)]
     records = {r["chunk_id"]: r for r in tools.sparse.records(ids)} if tools.sparse else {}
-    return [
-        RetrievedItem(
-            kind="chunk",
-            text=records[i]["text"],
-            score=float(counts[i]),
-            retriever="graph",
-            chunk_id=i,
-            paper_id=records[i]["paper_id"],
-            source_file=records[i]["source_file"],
-            title=records[i]["title"],
-            provenance=[
-                {
-                    key: records[i][key]
-                    for key in ("chunk_id", "paper_id", "ordinal", "char_start", "char_end")
-                }
-            ],
-        )
-        for i in ids
-        if i in records
-    ]
+    return [record_item(records[i], float(counts[i]), "graph") for i in ids if i in records]
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from geo_rag_runtime.retrieval.fusion import collapse_overlaps
 from geo_rag_runtime.retrieval.vector import matches_filters, parse_filters, preprocess_query
 from geo_rag_runtime.stores.protocols import KeywordIndex
 
-__all__ = ["KeywordRetriever"]
+__all__ = ["KeywordRetriever", "record_item"]
 
 
 def _default_tokenize() -> Callable[[str], list[str]]:
@@ -61,30 +61,35 @@ class KeywordRetriever:
         hits = self.index.search(tokens, wanted * self.fetch_factor, record_filter=record_filter)
         scores = dict(hits)
         items = [
-            RetrievedItem(
-                kind="chunk",
-                text=record["text"],
-                score=scores[record["chunk_id"]],
-                retriever="sparse",
-                chunk_id=record["chunk_id"],
-                paper_id=record["paper_id"],
-                source_file=record["source_file"],
-                title=record["title"],
-                section=record["section"],
-                page_start=record.get("page_start"),
-                page_end=record.get("page_end"),
-                provenance=[
-                    {
-                        "chunk_id": record["chunk_id"],
-                        "paper_id": record["paper_id"],
-                        "ordinal": record["ordinal"],
-                        "char_start": record["char_start"],
-                        "char_end": record["char_end"],
-                        "page_start": record.get("page_start"),
-                        "page_end": record.get("page_end"),
-                    }
-                ],
-            )
+            record_item(record, scores[record["chunk_id"]])
             for record in self.index.records([chunk_id for chunk_id, _ in hits])
         ]
         return collapse_overlaps(items, top_k=wanted, max_merged=self.max_merged)
+
+
+def record_item(record: Mapping[str, Any], score: float, retriever: str = "sparse") -> RetrievedItem:
+    """A keyword-index record (chunk text and metadata) as a retrieved, citable chunk."""
+    return RetrievedItem(
+        kind="chunk",
+        text=record["text"],
+        score=score,
+        retriever=retriever,
+        chunk_id=record["chunk_id"],
+        paper_id=record["paper_id"],
+        source_file=record["source_file"],
+        title=record["title"],
+        section=record["section"],
+        page_start=record.get("page_start"),
+        page_end=record.get("page_end"),
+        provenance=[
+            {
+                "chunk_id": record["chunk_id"],
+                "paper_id": record["paper_id"],
+                "ordinal": record["ordinal"],
+                "char_start": record["char_start"],
+                "char_end": record["char_end"],
+                "page_start": record.get("page_start"),
+                "page_end": record.get("page_end"),
+            }
+        ],
+    )
