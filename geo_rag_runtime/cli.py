@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from geo_rag_runtime.dagster_env import OFFLINE_FLAGS, dagster_environment
@@ -177,19 +178,17 @@ def cmd_measurements(args: argparse.Namespace, settings: Settings) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     output = measurements.render(rows, args.format)
-    if isinstance(output, bytes):
-        if not args.out:
+    if not args.out:
+        if isinstance(output, bytes):
             print("error: --format parquet needs --out FILE", file=sys.stderr)
             return 2
-        with open(args.out, "wb") as handle:
-            handle.write(output)
-        print(f"{len(rows)} value(s) written to {args.out}")
-    elif args.out:
-        with open(args.out, "w", encoding="utf-8") as handle:
-            handle.write(output)
-        print(f"{len(rows)} value(s) written to {args.out}")
-    else:
         print(output)
+        return 0
+    if isinstance(output, bytes):
+        Path(args.out).write_bytes(output)
+    else:
+        Path(args.out).write_text(output, encoding="utf-8")
+    print(f"{len(rows)} value(s) written to {args.out}")
     return 0
 
 

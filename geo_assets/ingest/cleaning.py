@@ -27,7 +27,7 @@ from geo_rag_runtime.models import Caption, CleanedPaper, CleanSection, Paper, R
 from geo_rag_runtime.text.clean import clean_text, is_boilerplate, line_key
 from geo_rag_runtime.text.normalize import normalize_tokens
 
-__all__ = ["clean_paper", "caption_line", "reference_line", "table_lines", "CELL_SEPARATOR"]
+__all__ = ["clean_paper", "caption_line", "reference_line", "table_heading", "table_lines", "CELL_SEPARATOR"]
 
 Kind = Literal["abstract", "body", "captions", "tables", "references"]
 SEPARATOR = "\n\n"
@@ -59,6 +59,11 @@ def caption_line(caption: Caption) -> str:
 
 
 CELL_SEPARATOR = " | "
+
+
+def table_heading(caption: Caption) -> str:
+    """The heading of a table's ``tables`` block ("Table 3"), also its label in measurement rows."""
+    return _flatten(caption.label or "Table")
 
 
 def table_lines(caption: Caption) -> list[str]:
@@ -169,14 +174,8 @@ def clean_paper(paper: Paper) -> CleanedPaper:
         blocks.append((CAPTIONS_HEADING, "captions", *_join(captions)))
     for caption in paper.captions:
         if caption.kind == "table" and caption.rows:
-            blocks.append(
-                (
-                    _flatten(caption.label or "Table"),
-                    "tables",
-                    "\n".join(table_lines(caption)),
-                    [(0, caption.page)] if caption.page else [],
-                )
-            )
+            text, marks = _join([("\n".join(table_lines(caption)), caption.page)])
+            blocks.append((table_heading(caption), "tables", text, marks))
     references = [line for line in (reference_line(r) for r in paper.references) if line]
     if references:
         blocks.append((REFERENCES_HEADING, "references", "\n".join(references), []))

@@ -318,7 +318,8 @@ def _captions(text: etree._Element | None) -> list[Caption]:
         head = _text(_first(figure, "t:head")).rstrip(" :.")
         label = _text(_first(figure, "t:label"))
         # GROBID often leaves a table's figDesc empty and puts its caption in a note
-        desc = _text(_first(figure, "t:figDesc")) or _text(_first(figure, "t:note"))
+        note = _text(_first(figure, "t:note"))
+        desc = _text(_first(figure, "t:figDesc")) or note
         body = desc or head
         if not body:
             continue
@@ -326,8 +327,10 @@ def _captions(text: etree._Element | None) -> list[Caption]:
             head = f"{'Table' if kind == 'table' else 'Figure'} {label}"
         page = _page(figure) or _page(_first(figure, "t:head")) or _page(_first(figure, "t:figDesc"))
         rows = _table_rows(figure) if kind == "table" else []
-        note = _text(_first(figure, "t:note")) if desc != _text(_first(figure, "t:note")) else ""
-        captions.append(Caption(kind=kind, label=head or None, text=body, page=page, rows=rows, note=note))
+        footnote = note if note != desc else ""  # a note that was not taken as the caption
+        captions.append(
+            Caption(kind=kind, label=head or None, text=body, page=page, rows=rows, note=footnote)
+        )
     return captions
 
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from geo_assets.ingest.chunking import page_at
+from geo_assets.ingest.cleaning import table_heading
 from geo_assets.measurements.table_values import TableValue, extract_table_values
 from geo_assets.measurements.text_values import TextValue, extract_text_values
 from geo_rag_runtime import contract
@@ -61,7 +62,7 @@ def paper_measurements(
             base = section.char_start + s_start
             for value in values:
                 start, end = base + value.start, base + value.end
-                holder = next((c for c in ordered if c.char_start <= start < c.char_end), None)
+                holder = _chunk_at(ordered, start)
                 row = Measurement(
                     measurement_id=contract.measurement_id(cleaned.paper_id, start, value.analyte),
                     **_shared(cleaned, value, holder),
@@ -89,10 +90,10 @@ def _table_rows(
     blocks = [s for s in cleaned.sections if s.kind == "tables"]
     out: list[Measurement] = []
     for caption in (c for c in captions if c.kind == "table" and c.rows):
-        label = " ".join((caption.label or "Table").split())
+        label = table_heading(caption)
         block = next((b for b in blocks if b.heading == label), None)
         start = block.char_start if block else -1
-        holder = next((c for c in chunks if c.char_start <= start < c.char_end), None) if block else None
+        holder = _chunk_at(chunks, start) if block else None
         try:
             values = extract_table_values(caption.rows, caption.text)
         except Exception as exc:  # a malformed table loses its rows, never the paper's others
@@ -117,6 +118,11 @@ def _table_rows(
                 )
             )
     return out
+
+
+def _chunk_at(chunks: Sequence[Chunk], offset: int) -> Chunk | None:
+    """The first chunk (in ordinal order) whose text holds the character at ``offset``."""
+    return next((c for c in chunks if c.char_start <= offset < c.char_end), None)
 
 
 def _shared(cleaned: CleanedPaper, value: TextValue | TableValue, holder: Chunk | None) -> dict[str, Any]:

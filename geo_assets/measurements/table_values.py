@@ -94,21 +94,26 @@ def _headers(rows: Sequence[Sequence[str]], width: int) -> list[str]:
     return columns
 
 
+def _units_named(text: str, skip: set[str]) -> list[str]:
+    """The canonical units printed as words in ``text`` (longest printed forms first), except the
+    printed forms in ``skip`` (too ambiguous outside brackets: "%", "K", "My" …)."""
+    return [
+        _UNITS[u]
+        for u in sorted(_UNITS, key=len, reverse=True)
+        if u not in skip and re.search(rf"(?<![A-Za-z]){re.escape(u)}(?![A-Za-z])", text)
+    ]
+
+
 def _unit_in(text: str) -> str:
     for match in _BRACKETED_UNIT.finditer(text):
         unit = _UNITS.get(match.group(1).strip())
         if unit:
             return unit
-    return next((_UNITS[u] for u in sorted(_UNITS, key=len, reverse=True) if re.search(
-        rf"(?<![A-Za-z]){re.escape(u)}(?![A-Za-z])", text) and u not in {"%", "K", "My"}), "")  # fmt: skip
+    return next(iter(_units_named(text, {"%", "K", "My"})), "")
 
 
 def _caption_unit(caption: str) -> str:
-    found = {
-        _UNITS[u]
-        for u in _UNITS
-        if u not in {"%", "K", "My", "ε"} and re.search(rf"(?<![A-Za-z]){re.escape(u)}(?![A-Za-z])", caption)
-    }
+    found = set(_units_named(caption, {"%", "K", "My", "ε"}))
     return found.pop() if len(found) == 1 else ""
 
 

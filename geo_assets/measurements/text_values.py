@@ -137,6 +137,10 @@ _DURATION_AFTER = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_BREAK = re.compile(r"[;:]|\.\s|\bwhereas\b|\bwhile\b|\bbut\b")
+_AGE_UNITS = {"Ma", "ka", "Ga"}
+_TEMPERATURE_UNITS = {"°C", "K"}
+_PRESSURE_UNITS = {"GPa", "kbar"}
+_CONCENTRATION_UNITS = {"wt.%", "ppm", "ppb"}
 
 
 @dataclass
@@ -183,11 +187,7 @@ def _canonical(match: re.Match[str], kind: str) -> str:
         return "ε" + re.sub(r"^[εԑϵ]", "", text).split("(")[0]
     if kind == "delta":
         return "δ" + text[1:] if text[0] == "δ" else text
-    if kind in {"MSWD", "Tp", "Tex", "melt fraction", "T", "P", "age"}:
-        return kind
-    if kind == "number":
-        return text.replace(" ", "")
-    if kind in {"Fe3+/ΣFe", "Fe2+/ΣFe"}:
+    if kind in {"MSWD", "Tp", "Tex", "melt fraction", "T", "P", "age", "Fe3+/ΣFe", "Fe2+/ΣFe"}:
         return kind
     return text
 
@@ -206,12 +206,17 @@ def _analytes(text: str) -> list[_Analyte]:
     return sorted(found, key=lambda a: a.start)
 
 
+def _unit_of(match: re.Match[str]) -> str:
+    return _UNITS.get(match.group("unit") or match.group("lo_unit") or "", "")
+
+
 def _inside(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(s <= start and end <= e for s, e in spans)
 
 
 def _citation_spans(text: str) -> list[tuple[int, int]]:
-    """Bracketed citations and parenthesised author–year references: their numbers are not values."""
+    """Bracketed citations ("[Hoggard et al. 2020]"): their numbers are not values (author–year
+    references in running text are caught by ``_CITATION`` before the year)."""
     return [m.span() for m in re.finditer(r"\[[^\]]*\b(?:19|20)\d\d[a-z]?\b[^\]]*\]", text)]
 
 
@@ -245,10 +250,10 @@ def _value_groups(text: str, analytes: list[_Analyte]) -> Iterator[re.Match[str]
             continue
         if not (match.group("unit") or match.group("lo_unit")) and _COUNT_AFTER.match(text[match.end() :]):
             continue
-        unit = _UNITS.get(match.group("unit") or match.group("lo_unit") or "", "")
-        if unit not in {"Ma", "ka", "Ga"} and re.search(r"\bby\s*$", text[: match.start()]):
+        unit = _unit_of(match)
+        if unit not in _AGE_UNITS and re.search(r"\bby\s*$", text[: match.start()]):
             continue  # "lowers Tp by ~140 °C": a change, not a reported value ("by 340 Ma" is a date)
-        if unit in {"Ma", "ka", "Ga"} and (
+        if unit in _AGE_UNITS and (
             _DURATION_BEFORE.search(text[max(0, match.start() - 40) : match.start()])
             or _DURATION_AFTER.match(text[match.end() :])
         ):
@@ -256,10 +261,6 @@ def _value_groups(text: str, analytes: list[_Analyte]) -> Iterator[re.Match[str]
         yield match
 
 
-_AGE_UNITS = {"Ma", "ka", "Ga"}
-_TEMPERATURE_UNITS = {"°C", "K"}
-_PRESSURE_UNITS = {"GPa", "kbar"}
-_CONCENTRATION_UNITS = {"wt.%", "ppm", "ppb"}
 _NEEDS_UNIT = {"age", "T", "Tp", "Tex", "P", "oxide", "element", "melt fraction"}
 _LIST_JOIN = re.compile(r"^\s*(?:,|and|or|,\s*and|,\s*or)\s*$")
 
@@ -271,10 +272,6 @@ def _plain(text: str) -> str:
         folded = unicodedata.normalize("NFKC", ch)
         out.append(folded if len(folded) == 1 else ch)
     return "".join(out)
-
-
-def _unit_of(match: re.Match[str]) -> str:
-    return _UNITS.get(match.group("unit") or match.group("lo_unit") or "", "")
 
 
 def extract_text_values(text: str) -> list[TextValue]:

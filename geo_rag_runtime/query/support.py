@@ -33,18 +33,6 @@ SKIPPED_TYPES = frozenset({"Age", "Measurement"})
 _WORDS = re.compile(r"\S+")
 
 
-def _texts(bundle: ContextBundle) -> list[str]:
-    """Passages, and the source sentences of graph facts (what the paper itself says)."""
-    texts = [chunk.text for chunk in bundle.chunks]
-    for fact in bundle.facts:
-        texts.extend(
-            str(p["sentence"])
-            for p in fact.provenance
-            if isinstance(p.get("sentence"), str) and p["sentence"]
-        )
-    return texts
-
-
 def _mentioned(entity: Any, names: set[str], folded: str) -> bool:
     """An entity is mentioned when the recognizer found it in the context, or its canonical name or
     surface form occurs there; a multi-word name ("40Ar/39Ar dating", "igneous rocks") also when each

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -201,9 +202,9 @@ class DocumentStore:
 
     def measurement_analytes(self) -> dict[str, int]:
         """How many rows each analyte has, most first."""
-        counts: dict[str, int] = {}
-        for doc in self.db[contract.MEASUREMENTS].find({}, {"analyte": 1}):
-            counts[str(doc["analyte"])] = counts.get(str(doc["analyte"]), 0) + 1
+        counts = Counter(
+            str(doc["analyte"]) for doc in self.db[contract.MEASUREMENTS].find({}, {"analyte": 1})
+        )
         return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
     # -- sources registry (partition key -> PDF path) -------------------------------------

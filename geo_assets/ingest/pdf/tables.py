@@ -154,7 +154,7 @@ def _grid(
             text = line.text.strip()
             if line.size < 0.85 * body_size and cells[i]:
                 cells[i] = f"{cells[i]} {text}"  # a sub/superscript beside its value
-            elif cells[i] and line in row and len(slots) == 1 and row in data:
+            elif cells[i] and len(slots) == 1 and row in data:
                 return None  # two cells of a data row in one column: the grid is not consistent
             else:
                 cells[i] = f"{cells[i]} {text}".strip()
