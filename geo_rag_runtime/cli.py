@@ -148,10 +148,18 @@ def format_answer(answer: Answer) -> str:
         for citation in answer.citations:
             pages = f", {citation.pages}" if citation.pages else ""
             lines.append(f"  {citation.source_file}{pages}  ({citation.title})")
-    if graph:
+    values = {key: item for key, item in graph.items() if item.get("retriever") == "measurements"}
+    if values:
+        lines += ["", "reported values (geo-rag measurements has them all):"]
+        for key, item in values.items():
+            source = (item.get("provenance") or [{}])[0]
+            page = f", p. {source['page_start']}" if source.get("page_start") is not None else ""
+            lines.append(f"  [G{key}] {item.get('text', '')}  ({source.get('source_file', '?')}{page})")
+    if len(graph) > len(values):
         lines += ["", "graph facts:"]
         for key, item in graph.items():
-            lines.append(f"  [G{key}] {item.get('text', '')}")
+            if key not in values:
+                lines.append(f"  [G{key}] {item.get('text', '')}")
     if answer.notes:
         lines += ["", "notes:"]
         lines += [f"  - {note}" for note in answer.notes]

@@ -128,4 +128,9 @@ def quote(row: Measurement, width: int = 70) -> str:
     if len(sentence) <= 2 * width or at < 0:
         return sentence if len(sentence) <= 2 * width else sentence[: 2 * width] + " …"
     start, end = max(0, at - width), min(len(sentence), at + len(row.printed) + width)
+    if start and not sentence[start - 1].isspace():  # whole words only
+        start = sentence.find(" ", start, at) + 1 or start
+    if end < len(sentence) and not sentence[end].isspace():
+        cut = sentence.rfind(" ", at + len(row.printed), end)
+        end = cut if cut > 0 else end
     return ("… " if start else "") + sentence[start:end].strip() + (" …" if end < len(sentence) else "")

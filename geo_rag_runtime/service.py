@@ -146,6 +146,14 @@ class RagService:
 
         return self._resource("graph", open_graph)
 
+    def measurements(self) -> Any | None:
+        """The document store, read-only, for the reported values a question quotes (optional)."""
+
+        def open_measurements() -> Any:
+            return _Serialized(opening.open_documents(self.settings, read_only=True), threading.Lock())
+
+        return self._resource("measurements", open_measurements)
+
     def classifier(self) -> Any | None:
         def open_classifier() -> Any:
             return opening.open_classifier(self.settings)
@@ -207,6 +215,7 @@ class RagService:
             vocabulary=self._resource("vocabulary", open_vocabulary),
             recognize=recognize,
             llm=self.llm(),
+            measurements=self.measurements(),
         )
 
     def warm_up(self) -> dict[str, Any]:
@@ -267,7 +276,7 @@ class RagService:
     def close(self) -> None:
         """Release the stores (a later ask opens them again)."""
         with self._open_lock:
-            for name in ("vectors", "graph"):
+            for name in ("vectors", "graph", "measurements"):
                 store = self._resources.pop(name, None)
                 if store is not None:
                     with contextlib.suppress(Exception):  # closing is best effort

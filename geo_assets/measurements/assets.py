@@ -20,7 +20,8 @@ from geo_rag_runtime.models import CleanedPaper, Paper
     "oxide, isotope ratio, ε/δ notation, age, T, P …), value or range, unit, uncertainty, qualifier, "
     "material and method where the sentence names them, and provenance (page, section, chunk, "
     "sentence, character span) — and every numeric cell of the tables whose cells the TEI carries "
-    "(GROBID's <table>; the embedded parser keeps captions only), named by table, row and column; "
+    "(GROBID's <table>, and the embedded parser's tables read by pdfplumber), named by table, row "
+    "and column; "
     "replaced on re-ingest, removed when the paper is retired.",
 )
 def measurements(

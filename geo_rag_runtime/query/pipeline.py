@@ -6,7 +6,10 @@ stage (timings)    HybridRAG                               BaselineRAG
 (question)         cleaned once: text, search form, entities — same
 classification     classifier → category → route           same (category reported, not used)
 vector             the routed strategy retrieves           dense top-k similarity search
-graph              graph facts around the entities         — (no graph)
+graph              graph facts around the entities; for    — (no graph, no values)
+                   explicit facts also the reported values
+                   (measurement rows) of the analytes it
+                   names, from the passages' papers
 fusion             the strategy refines (compression or    —
                    source choice); the context is built    the context, same token budget
                    within the token budget
@@ -40,6 +43,7 @@ from geo_rag_runtime.query.routing import Route, route
 from geo_rag_runtime.query.strategies import StrategyRun, strategy_for
 from geo_rag_runtime.query.support import abstention_text, missing_entities
 from geo_rag_runtime.query.tools import RetrievalTools
+from geo_rag_runtime.query.values import value_facts
 from geo_rag_runtime.settings import Settings
 from geo_rag_runtime.stores.protocols import QueryClassifierModel, TokenCounter
 
@@ -120,6 +124,9 @@ def answer_question(
             )
         with timer.stage("fusion"):
             chunks, facts = _refine(question, chosen, run, facts, tools, k, notes)
+        if chosen.category == "explicit_fact":
+            with timer.stage("graph"):
+                facts = _values(question, chunks[:k], tools, notes) + facts
         notes += run.notes
 
     with timer.stage("fusion"):
@@ -187,6 +194,20 @@ def _refine(
     except Exception as exc:  # keep what was retrieved if refinement breaks
         notes.append(f"{chosen.strategy.name} refinement failed ({type(exc).__name__}: {exc}); skipped")
         return run.chunks[:k], facts
+
+
+def _values(
+    question: Question, chunks: list[RetrievedItem], tools: RetrievalTools, notes: list[str]
+) -> list[RetrievedItem]:
+    """The reported values (measurement rows) of what the question names, from the passages'
+    papers; none when the document store cannot be read (said in the notes)."""
+    if tools.measurements is None:
+        return []
+    try:
+        return value_facts(question, chunks, tools.measurements)
+    except Exception as exc:  # values are an addition; the passages still answer
+        notes.append(f"reported values unavailable ({type(exc).__name__}: {exc})")
+        return []
 
 
 def _generate(

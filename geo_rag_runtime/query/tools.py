@@ -9,7 +9,14 @@ from typing import Any
 from geo_rag_runtime.models import RetrievedItem
 from geo_rag_runtime.query.relevance import RelevanceScorer
 from geo_rag_runtime.settings import Settings
-from geo_rag_runtime.stores.protocols import ChatModel, EmbeddingModel, GraphReader, KeywordIndex, VectorStore
+from geo_rag_runtime.stores.protocols import (
+    ChatModel,
+    EmbeddingModel,
+    GraphReader,
+    KeywordIndex,
+    MeasurementReader,
+    VectorStore,
+)
 
 __all__ = ["RetrievalTools"]
 
@@ -27,6 +34,7 @@ class RetrievalTools:
     vocabulary: Any | None = None  # geo_rag_runtime.vocab.Vocabulary
     recognize: Callable[[str], Sequence[Any]] | None = None
     llm: ChatModel | None = None
+    measurements: MeasurementReader | None = None  # reported values (the document store, read-only)
 
     def step_llm(self, step: str) -> ChatModel | None:
         """The LLM for one retrieval step (rephrase, expand, compress, choose) when ``llm_steps`` turns

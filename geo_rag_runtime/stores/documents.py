@@ -175,19 +175,21 @@ class DocumentStore:
     def find_measurements(
         self,
         *,
-        analyte: str | None = None,
-        paper_id: str | None = None,
+        analyte: str | Sequence[str] | None = None,
+        paper_id: str | Sequence[str] | None = None,
         minimum: float | None = None,
         maximum: float | None = None,
         limit: int = 0,
     ) -> list[Measurement]:
         """Rows matching every given filter (values are query parameters, never query text), in
-        paper and text order. ``minimum``/``maximum`` bound ``value`` (a range's low end)."""
+        paper and text order. ``analyte`` and ``paper_id`` take one value or several (any of them);
+        ``minimum``/``maximum`` bound ``value`` (a range's low end)."""
         query: dict[str, Any] = {}
-        if analyte is not None:
-            query["analyte"] = str(analyte)
-        if paper_id is not None:
-            query["paper_id"] = str(paper_id)
+        for field_name, wanted in (("analyte", analyte), ("paper_id", paper_id)):
+            if isinstance(wanted, str):
+                query[field_name] = wanted
+            elif wanted is not None:
+                query[field_name] = {"$in": [str(w) for w in wanted]}
         bounds: dict[str, float] = {}
         if minimum is not None:
             bounds["$gte"] = float(minimum)
@@ -267,8 +269,11 @@ def _strip_id(doc: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in doc.items() if k != "_id"}
 
 
-def open_document_store(settings: Settings) -> DocumentStore:
-    """Connect to MongoDB when ``MONGODB_URI`` is set, else to the embedded litemongo store."""
+def open_document_store(settings: Settings, *, read_only: bool = False) -> DocumentStore:
+    """Connect to MongoDB when ``MONGODB_URI`` is set, else to the embedded litemongo store.
+
+    ``read_only`` (query serving) skips creating indexes, which is a write a read-only database user
+    may not make."""
     if settings.mongodb_uri:
         import pymongo
 
@@ -287,5 +292,6 @@ def open_document_store(settings: Settings) -> DocumentStore:
             client[settings.mongodb_db], lock_path=folder / "documents.lock", backend="litemongo"
         )
     store._client = client
-    store.ensure_indexes()
+    if not read_only:
+        store.ensure_indexes()
     return store

@@ -34,11 +34,12 @@ __all__ = [
 ]
 
 
-def open_documents(settings: Settings) -> DocumentStore:
-    """The document store (papers, chunks, triples, sources registry)."""
+def open_documents(settings: Settings, *, read_only: bool = False) -> DocumentStore:
+    """The document store (papers, chunks, triples, measurements, sources registry); ``read_only``
+    for query serving (no index creation)."""
     from geo_rag_runtime.stores.documents import open_document_store
 
-    return open_document_store(settings)
+    return open_document_store(settings, read_only=read_only)
 
 
 def open_vectors(settings: Settings, *, read_only: bool = False) -> ChromaVectorStore:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DocumentRepository",
+    "MeasurementReader",
     "VectorStore",
     "KeywordIndex",
     "GraphReader",
@@ -76,8 +77,8 @@ class DocumentRepository(Protocol):
     def find_measurements(
         self,
         *,
-        analyte: str | None = None,
-        paper_id: str | None = None,
+        analyte: str | Sequence[str] | None = None,
+        paper_id: str | Sequence[str] | None = None,
         minimum: float | None = None,
         maximum: float | None = None,
         limit: int = 0,
@@ -102,6 +103,23 @@ class DocumentRepository(Protocol):
     def set_meta(self, key: str, value: Any) -> None: ...
 
     def get_meta(self, key: str) -> Any: ...
+
+
+@runtime_checkable
+class MeasurementReader(Protocol):
+    """The measurement rows a question may quote (the document store, opened read-only)."""
+
+    def find_measurements(
+        self,
+        *,
+        analyte: str | Sequence[str] | None = None,
+        paper_id: str | Sequence[str] | None = None,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        limit: int = 0,
+    ) -> list[Measurement]: ...
+
+    def measurement_analytes(self) -> dict[str, int]: ...
 
 
 @runtime_checkable

@@ -1,6 +1,7 @@
 """A real knowledge base for the runtime tests, built once per session by the ingest pipeline's own
 functions (no Dagster): PDF → TEI → Paper → CleanedPaper → chunks → MiniLM vectors in Chroma + BM25
-index → rule triples → LadybugDB graph, plus a query classifier trained on the synthetic queries.
+index → rule triples → LadybugDB graph → measurement rows in the document store, plus a query
+classifier trained on the synthetic queries.
 Two sample papers keep it small (about 50 chunks). Fixtures live in conftest.py; helpers here.
 """
 
@@ -74,11 +75,14 @@ class KnowledgeBase:
 
 def _build(root: Path) -> KnowledgeBase:
     from geo_assets.graph.extraction import extract_triples_with
+    from geo_assets.ingest.cleaning import clean_paper
     from geo_assets.ingest.pipeline import chunks_from_pdf
+    from geo_assets.measurements.extract import paper_measurements
     from geo_assets.queries.classifier_training import SHIPPED_MODEL, build_pipeline, candidate_models
     from geo_assets.queries.synthetic_queries import dataset_version, generate_synthetic_queries
     from geo_rag_runtime.classifier import default_artifact_dir, write_artifact
     from geo_rag_runtime.embeddings import get_embedder
+    from geo_rag_runtime.stores.documents import open_document_store
     from geo_rag_runtime.stores.graph import get_graph_store
     from geo_rag_runtime.stores.sparse import SparseIndex
     from geo_rag_runtime.stores.vectors import ChromaVectorStore
@@ -90,6 +94,7 @@ def _build(root: Path) -> KnowledgeBase:
     sparse = SparseIndex(settings)
     graph = get_graph_store(settings)
     graph.ensure_schema()
+    documents = open_document_store(settings)
     for name in PAPERS:
         pdf = REPO / "data" / "papers" / name
         paper, chunks = chunks_from_pdf(pdf, settings)
@@ -98,11 +103,15 @@ def _build(root: Path) -> KnowledgeBase:
         sparse.upsert_paper(paper_id, chunks)
         triples = extract_triples_with(chunks, llm=None)
         graph.load({"paper_id": paper_id, "title": paper.title, "source_file": name}, chunks, triples)
+        documents.replace_measurements(
+            paper_id, paper_measurements(clean_paper(paper), chunks, paper.captions)
+        )
         kb.chunks.update({c.chunk_id: c for c in chunks})
         kb.paper_ids[name] = paper_id
     kb.facts = int(graph.counts()["facts"])
     graph.close()
     vectors.close()
+    documents.close()
     queries = generate_synthetic_queries({}, n_per_type=120, seed=13)
     model = build_pipeline(candidate_models(13)[SHIPPED_MODEL]).fit(
         queries["query"].astype(str).tolist(), queries["label"].to_numpy()

@@ -1,0 +1,67 @@
+"""Reported values in answers: the measurement rows of what a question names, cited to page and
+sentence or table cell, from the papers the passages come from (real knowledge base, real rows)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from geo_rag_runtime.models import Entity
+from geo_rag_runtime.query.question import Question
+from geo_rag_runtime.query.values import question_analytes
+from tests.runtime.knowledge_base import KnowledgeBase
+
+KNOWN = ["age", "87Sr/86Sr", "(La/Yb)N", "SiO2", "Tp", "T", "MSWD"]
+
+
+def _question(text: str, *names: str) -> Question:
+    return Question(text, text, tuple(Entity(name=n, type="x", surface=n) for n in names))
+
+
+def test_the_analytes_a_question_names() -> None:
+    assert question_analytes(_question("What 87Sr/86Sr values?", "87Sr/86Sr"), KNOWN) == ["87Sr/86Sr"]
+    # the chondrite-normalized ratio is named without its subscript
+    assert question_analytes(_question("Which La/Yb ratios?", "La/Yb"), KNOWN) == ["(La/Yb)N"]
+    # a symbol outside the vocabulary, written as a word; one letter ("T") is too ambiguous
+    assert question_analytes(_question("What Tp is estimated at T of 1 GPa?"), KNOWN) == ["Tp"]
+    assert question_analytes(_question("How old is the tuff, and when was it dated?"), KNOWN) == ["age"]
+    assert question_analytes(_question("Why do arc magmas oxidize?"), KNOWN) == []
+
+
+def test_an_age_question_gets_the_reported_ages_cited(service: Any, knowledge_base: KnowledgeBase) -> None:
+    answer = service.ask(
+        "What eruption ages are reported from the zircon ages?", mode="hybrid", category="explicit_fact"
+    )
+    graph = answer.contexts["GraphRAG_Context"]
+    values = [item for item in graph.values() if item["retriever"] == "measurements"]
+    assert values, graph
+    keller = knowledge_base.paper_ids["Keller2018_GPL_ZirconEruptionAge_CCBY.pdf"]
+    for item in values:
+        assert item["text"].startswith("age = ")
+        (source,) = item["provenance"]
+        assert source["paper_id"] == keller and source["page_start"] >= 1
+        assert source["chunk_id"] in knowledge_base.chunks
+        assert source["measurement_id"]
+        # the value as printed lies in the chunk at the row's character span
+        chunk = knowledge_base.chunks[source["chunk_id"]]
+        assert chunk.char_start <= source["char_start"] < source["char_end"] <= chunk.char_end
+    # values come first among the facts, and no more than a compact table of them
+    kinds = [item["retriever"] for item in graph.values()]
+    assert kinds[: len(values)] == ["measurements"] * len(values)
+    assert len(values) <= 8
+
+
+def test_values_only_for_explicit_facts_that_name_an_analyte_and_only_in_hybrid(service: Any) -> None:
+    def values(answer: Any) -> list[str]:
+        return [
+            i["text"]
+            for i in answer.contexts["GraphRAG_Context"].values()
+            if i["retriever"] == "measurements"
+        ]
+
+    ages = "What eruption ages are reported from the zircon ages?"
+    assert (
+        values(service.ask("Which iron contents do calc-alkaline magmas have?", category="explicit_fact"))
+        == []
+    )
+    assert values(service.ask(ages, mode="baseline", category="explicit_fact")) == []
+    assert values(service.ask(ages, mode="hybrid", category="implicit_reasoning")) == []
