@@ -19,6 +19,7 @@ import os
 import tempfile
 import threading
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -30,6 +31,18 @@ from geo_rag_runtime.settings import Settings, get_settings
 ARTIFACT_FORMAT = "georag.query_classifier/1"
 MODEL_FILE = "model.joblib"
 MANIFEST_FILE = "manifest.json"
+LINEAR_FILE = "linear.npz"  # the numpy copy (linear_router): loads without scikit-learn
+# Questions of every type (and none) on which the numpy copy must give the model's probabilities.
+CHECK_QUESTIONS = (
+    "What is the 87Sr/86Sr ratio of the Hawaiian basalts?",
+    "How does crustal contamination change εNd and δ18O?",
+    "What evidence supports a mantle plume origin?",
+    "Why do the zircons record older U–Pb ages than the pluton?",
+    "Which method measured SiO2 wt.%, and at what precision (± 2σ)?",
+    "Compare La/Yb of the two suites.",
+    "zircon",
+    "Welche Isotopenverhältnisse wurden gemessen?",
+)
 ARTIFACT_DIR = "query_classifier"  # under settings.path("models")
 
 _MISSING_HINT = "run `geo-rag ingest` (or materialize the `query_classifier` asset in Dagster) to train it"
@@ -60,11 +73,20 @@ def _replace_atomically(path: Path, write: Any) -> None:
             os.unlink(tmp)
 
 
-def write_artifact(model: Any, out_dir: str | Path, manifest: dict[str, Any] | None = None) -> Path:
+def write_artifact(
+    model: Any,
+    out_dir: str | Path,
+    manifest: dict[str, Any] | None = None,
+    *,
+    check_questions: Sequence[str] = (),
+) -> Path:
     """Persist a fitted classifier with its manifest (hash, versions, label set); return the folder.
 
     The model must expose ``predict_proba`` and ``classes_`` equal (as a set) to QUERY_TYPES.
-    ``manifest`` adds fields (metrics, training data version, ...); format fields are ours.
+    ``manifest`` adds fields (metrics, training data version, ...); format fields are ours. A
+    TF-IDF + logistic regression pipeline is also copied into numpy arrays (``linear.npz``,
+    :mod:`geo_rag_runtime.linear_router`) when the copy's probabilities agree with the model's on
+    :data:`CHECK_QUESTIONS` and ``check_questions``; loading then needs no scikit-learn.
     """
     import joblib
     import sklearn
@@ -88,9 +110,27 @@ def write_artifact(model: Any, out_dir: str | Path, manifest: dict[str, Any] | N
             "labels": list(QUERY_TYPES),
         }
     )
+    document["linear"] = _write_linear(model, out, [*CHECK_QUESTIONS, *check_questions])
     text = json.dumps(document, indent=2, ensure_ascii=False, default=str)
     _replace_atomically(out / MANIFEST_FILE, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return out
+
+
+def _write_linear(model: Any, out: Path, questions: Sequence[str]) -> dict[str, Any]:
+    """The numpy copy of ``model`` beside it, if it agrees with the model; what the manifest says."""
+    from geo_rag_runtime.linear_router import MAX_PROBABILITY_DIFF, LinearQueryModel
+
+    (out / LINEAR_FILE).unlink(missing_ok=True)
+    linear = LinearQueryModel.from_pipeline(model)
+    if linear is None:
+        return {"copied": False, "reason": "not a TF-IDF + logistic regression pipeline"}
+    unique = list(dict.fromkeys(q for q in questions if q.strip()))
+    difference = linear.difference(model, unique)
+    record: dict[str, Any] = {"max_probability_diff": difference, "checked_questions": len(unique)}
+    if difference > MAX_PROBABILITY_DIFF:
+        return {"copied": False, **record}
+    _replace_atomically(out / LINEAR_FILE, linear.save)
+    return {"copied": True, "file": LINEAR_FILE, "sha256": _sha256(out / LINEAR_FILE), **record}
 
 
 @dataclass(frozen=True)
@@ -165,6 +205,12 @@ class QueryClassifier:
                 f"({str(manifest.get('sha256'))[:16]}…); the file was modified or half-written. "
                 f"Re-train it: {_MISSING_HINT}"
             )
+        linear = manifest.get("linear") or {}
+        copied = folder / LINEAR_FILE
+        if linear.get("copied") and copied.is_file() and _sha256(copied) == linear.get("sha256"):
+            from geo_rag_runtime.linear_router import LinearQueryModel  # no scikit-learn import
+
+            return cls(LinearQueryModel.load(copied), manifest, min_confidence=min_confidence, path=folder)
         import joblib
         import sklearn
 

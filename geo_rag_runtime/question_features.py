@@ -7,42 +7,23 @@ TF-IDF alone and 0.70 with the packaged MiniLM embedding of the question added (
 phrased it.
 
 Always the packaged MiniLM, whatever ``GEO_RAG_EMBEDDING_MODEL`` says: the classifier was trained on
-these vectors. The transformer holds only its weight, so the pickled pipeline carries no model; the
+these vectors (through the home's ONNX export when there is one: the same vectors to 1e-4, without
+importing torch). The transformer holds only its weight, so the pickled pipeline carries no model; the
 weights load once per process and vectors are memoized (bounded) because training's cross-validation
 and repeated questions embed the same texts again.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
+from geo_rag_runtime.question_vectors import question_vectors
+
 __all__ = ["QuestionEmbedding"]
-
-_MEMO_LIMIT = 50_000
-_memo: OrderedDict[str, np.ndarray] = OrderedDict()
-_memo_lock = threading.Lock()
-
-
-def _vectors(texts: Sequence[str]) -> np.ndarray:
-    from geo_rag_runtime.embeddings import SentenceTransformerEmbedder
-
-    with _memo_lock:
-        known = {t: _memo[t] for t in texts if t in _memo}
-    todo = sorted(set(texts) - known.keys())
-    if todo:
-        fresh = dict(zip(todo, SentenceTransformerEmbedder().embed_documents(todo), strict=True))
-        known.update(fresh)
-        with _memo_lock:
-            _memo.update(fresh)
-            while len(_memo) > _MEMO_LIMIT:
-                _memo.popitem(last=False)
-    return np.stack([known[t] for t in texts])
 
 
 class QuestionEmbedding(TransformerMixin, BaseEstimator):  # type: ignore[misc,unused-ignore]
@@ -58,4 +39,4 @@ class QuestionEmbedding(TransformerMixin, BaseEstimator):  # type: ignore[misc,u
         items = [str(t) for t in texts]
         if not items:
             return np.zeros((0, 384), dtype=np.float32)
-        return _vectors(items) * np.float32(self.weight)
+        return question_vectors(items) * np.float32(self.weight)

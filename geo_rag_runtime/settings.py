@@ -54,6 +54,12 @@ class Settings(BaseSettings):
         "sent to the OpenAI-compatible embeddings API",
     )
     embedding_batch_size: int = 32
+    embedding_runtime: Literal["auto", "onnx", "torch"] = Field(
+        default="auto",
+        description="how the local MiniLM runs: onnx = the home's ONNX export (made and checked "
+        "against torch at ingest; no torch import, ~0.6 s to load), torch = sentence-transformers, "
+        "auto = onnx when a verified export exists, else torch",
+    )
     openai_api_key: str | None = Field(default=None, validation_alias=AliasChoices("OPENAI_API_KEY"))
     openai_base_url: str | None = Field(default=None, validation_alias=AliasChoices("OPENAI_BASE_URL"))
     llm_model: str | None = None

@@ -70,7 +70,7 @@ def synthetic_queries(geo: GeoRagResource, documents: DocumentStoreResource, llm
 @dg.asset(
     group_name="queries",
     kinds={"scikitlearn"},
-    code_version="query-classifier-3",
+    code_version="query-classifier-4",
     check_specs=[dg.AssetCheckSpec("test_macro_f1_above_floor", asset="query_classifier", blocking=True)],
     description="TF-IDF (max_features=7000, ngram 1-3) + LogisticRegression(C=50, max_iter=3000, "
     "class_weight='balanced') as in the paper, with the question's MiniLM embedding beside TF-IDF, "
@@ -85,8 +85,13 @@ def query_classifier(synthetic_queries: pd.DataFrame, geo: GeoRagResource):
 
     settings = geo.settings()
     training = pd.concat([synthetic_queries, load_written_queries()], ignore_index=True)
-    result = train_classifier(training, load_seed_queries())
-    path = save_classifier(result, default_artifact_dir(settings), dataset_version(training))
+    seeds = load_seed_queries()
+    result = train_classifier(training, seeds)
+    check = [
+        *seeds["query"].astype(str),
+        *training["query"].astype(str).sample(frac=1.0, random_state=0)[:1000],
+    ]
+    path = save_classifier(result, default_artifact_dir(settings), dataset_version(training), check)
     metrics = result.metrics()
     test_f1 = float(metrics["test_macro_f1"])
     comparison = pd.DataFrame(result.comparison_records())

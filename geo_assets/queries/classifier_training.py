@@ -381,8 +381,14 @@ def _drop_process_caches(pipeline: Pipeline) -> None:
             delattr(step, "_stop_words_id")
 
 
-def save_classifier(result: TrainingResult, out_dir: str | Path, training_data_version: str) -> Path:
-    """Write model.joblib + manifest.json (versions, labels, metrics, confusion, comparison, sha256)."""
+def save_classifier(
+    result: TrainingResult,
+    out_dir: str | Path,
+    training_data_version: str,
+    check_questions: Sequence[str] = (),
+) -> Path:
+    """Write model.joblib + manifest.json (versions, labels, metrics, confusion, comparison, sha256),
+    and the numpy copy checked on ``check_questions`` (geo_rag_runtime.linear_router)."""
     _drop_process_caches(result.pipeline)
     manifest = {
         "model": result.chosen,
@@ -396,4 +402,4 @@ def save_classifier(result: TrainingResult, out_dir: str | Path, training_data_v
         "train_seconds": round(result.train_seconds, 3),
         "trained_with_sklearn": sklearn.__version__,
     }
-    return write_artifact(result.pipeline, out_dir, manifest)
+    return write_artifact(result.pipeline, out_dir, manifest, check_questions=check_questions)

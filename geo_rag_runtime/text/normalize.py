@@ -26,10 +26,10 @@ from functools import lru_cache
 
 import simplemma
 import snowballstemmer
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from snowballstemmer.basestemmer import BaseStemmer
 
 from geo_rag_runtime.text.clean import ELEMENT_SYMBOLS, ENGLISH_SYMBOLS, normalize_chars
+from geo_rag_runtime.text.stop_words import ENGLISH_STOP_WORDS
 
 __all__ = ["normalize_tokens", "normalize_query", "normalize_word", "is_notation", "STOP_WORDS"]
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from geo_rag_runtime.text.stop_words import ENGLISH_STOP_WORDS
 
 __all__ = ["split_sentences", "sentence_texts", "ABBREVIATIONS"]
 

@@ -74,12 +74,14 @@ def _set_offline() -> None:
 def _load(path: str) -> tuple[Tokenizer, int, int]:
     """Load a tokenizer folder once per process: (private backend, max input, special tokens)."""
     _set_offline()
-    from tokenizers import Tokenizer as _Tokenizer
-    from transformers import AutoTokenizer
-
     folder = Path(path)
     if not folder.is_dir():
         raise ConfigurationError(f"tokenizer folder not found: {folder}")
+    if (folder / "tokenizer.json").is_file():
+        return _load_rust(folder)
+    from tokenizers import Tokenizer as _Tokenizer
+    from transformers import AutoTokenizer
+
     try:
         hf = AutoTokenizer.from_pretrained(str(folder), local_files_only=True, use_fast=True)
     except (OSError, ValueError) as exc:
@@ -98,6 +100,32 @@ def _load(path: str) -> tuple[Tokenizer, int, int]:
         if isinstance(max_seq, int) and max_seq > 0:
             max_input = min(max_input, max_seq)
     return backend, max_input, int(hf.num_special_tokens_to_add(pair=False))
+
+
+def _load_rust(folder: Path) -> tuple[Tokenizer, int, int]:
+    """A folder with ``tokenizer.json``: the Rust tokenizer alone, without importing transformers
+    (seconds of a cold ``geo-rag ask``). The limits come from the same files transformers reads."""
+    from tokenizers import Tokenizer as _Tokenizer
+
+    backend = _Tokenizer.from_file(str(folder / "tokenizer.json"))
+    backend.no_truncation()
+    backend.no_padding()
+    special = len(backend.encode("x", add_special_tokens=True).ids) - len(
+        backend.encode("x", add_special_tokens=False).ids
+    )
+    limits = []
+    for name, key in (
+        ("tokenizer_config.json", "model_max_length"),
+        ("sentence_bert_config.json", "max_seq_length"),
+    ):
+        config = folder / name
+        if config.is_file():
+            value = json.loads(config.read_text(encoding="utf-8")).get(key)
+            if isinstance(value, int) and 0 < value < 1_000_000:  # transformers' "no limit" is 1e30
+                limits.append(value)
+    if not limits:
+        raise ConfigurationError(f"{folder} declares no input limit (model_max_length / max_seq_length)")
+    return backend, min(limits), special
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -1,7 +1,7 @@
 """A real knowledge base for the runtime tests, built once per session by the ingest pipeline's own
 functions (no Dagster): PDF → TEI → Paper → CleanedPaper → chunks → MiniLM vectors in Chroma + BM25
 index → rule triples → LadybugDB graph → measurement rows in the document store, plus a query
-classifier trained on the synthetic queries.
+classifier trained on the synthetic queries and the embedder's verified ONNX export.
 Two sample papers keep it small (about 50 chunks). Fixtures live in conftest.py; helpers here.
 """
 
@@ -76,6 +76,7 @@ class KnowledgeBase:
 def _build(root: Path) -> KnowledgeBase:
     from geo_assets.graph.extraction import extract_triples_with
     from geo_assets.ingest.cleaning import clean_paper
+    from geo_assets.ingest.onnx_export import export_onnx
     from geo_assets.ingest.pipeline import chunks_from_pdf
     from geo_assets.measurements.extract import paper_measurements
     from geo_assets.queries.classifier_training import SHIPPED_MODEL, build_pipeline, candidate_models
@@ -112,6 +113,7 @@ def _build(root: Path) -> KnowledgeBase:
     graph.close()
     vectors.close()
     documents.close()
+    export_onnx(settings)  # as `geo-rag ingest` does: questions then embed through ONNX Runtime
     queries = generate_synthetic_queries({}, n_per_type=120, seed=13)
     model = build_pipeline(candidate_models(13)[SHIPPED_MODEL]).fit(
         queries["query"].astype(str).tolist(), queries["label"].to_numpy()

@@ -189,3 +189,33 @@ def test_classifier_manifest_summarizes_without_loading(artifact: Path) -> None:
     (artifact / qc.MANIFEST_FILE).unlink()
     with pytest.raises(StoreError, match="geo-rag ingest"):
         qc.classifier_manifest(get_settings())
+
+
+def test_the_numpy_copy_loads_without_scikit_learn_and_agrees(geo_home: Path) -> None:
+    """The artifact carries a numpy copy of TF-IDF + logistic regression, checked at write time;
+    loading it imports no scikit-learn (a cold `geo-rag ask` pays 1–2 s for that import)."""
+    import subprocess
+    import sys
+
+    model = _fit()
+    folder = qc.write_artifact(model, geo_home / "linear", check_questions=["Why is the mantle hot?"])
+    manifest = json.loads((folder / qc.MANIFEST_FILE).read_text())
+    assert manifest["linear"]["copied"] and manifest["linear"]["max_probability_diff"] <= 1e-6
+    questions = [q for texts in _EXAMPLES.values() for q in texts] + ["What is δ18O of MORB glass?"]
+    loaded = qc.QueryClassifier.load(folder)
+    for question in questions:
+        expected = dict(zip(model.classes_, model.predict_proba([question])[0], strict=True))
+        got = loaded.probabilities(question)
+        assert all(abs(got[label] - expected[label]) <= 1e-6 for label in qc.QUERY_TYPES)
+    probe = (
+        "import sys; from geo_rag_runtime.classifier import QueryClassifier; "
+        f"c = QueryClassifier.load({str(folder)!r}); c.predict('Why is zircon old?'); "
+        "print('sklearn' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
+    # a copy that does not match its hash is ignored: the scikit-learn model answers
+    (folder / qc.LINEAR_FILE).write_bytes(b"tampered")
+    fallback = qc.QueryClassifier.load(folder)
+    assert fallback.predict("Why is zircon old?").label in qc.QUERY_TYPES
+    assert type(fallback._model).__name__ == "Pipeline"

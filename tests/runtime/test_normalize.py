@@ -121,3 +121,11 @@ def test_real_paper_is_normalized_deterministically(sample_papers: Path) -> None
     tokens = normalize_tokens(text)
     assert len(tokens) > 1000
     assert normalize_tokens(text) == tokens  # the word cache changes nothing
+
+
+def test_the_stop_word_copy_is_scikit_learns_list() -> None:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    from geo_rag_runtime.text.stop_words import ENGLISH_STOP_WORDS as COPY
+
+    assert COPY == ENGLISH_STOP_WORDS
