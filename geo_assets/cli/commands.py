@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 import dagster as dg
 
-from geo_assets.cli.runs import failure_messages
+from geo_assets.cli.runs import failure_messages, ingest_lock, recover_dead_runs
 from geo_assets.ingest import registry
 from geo_assets.partitions import PAPERS
 from geo_assets.versions import latest_versions
@@ -80,8 +80,6 @@ def ingest(
     Summary lines go to ``out`` and failures to ``err`` (default: stdout/stderr at call time)."""
     out = out or sys.stdout
     err = err or sys.stderr
-    from geo_assets.definitions import CORPUS_ASSETS, PER_PAPER_ASSETS, SOURCE_ASSETS
-    from geo_assets.resources import default_resources
     from geo_rag_runtime.settings import get_settings
 
     settings = get_settings()
@@ -94,8 +92,28 @@ def ingest(
     if not pdfs:
         print(f"error: no PDF files found in {', '.join(map(str, targets))}", file=err)
         return 2
+    with ingest_lock(settings.home / "ingest.lock", out):
+        instance = dg.DagsterInstance.get()
+        for line in recover_dead_runs(instance):
+            print(line, file=out)
+        return _ingest_locked(instance, settings, pdfs, progress, corpus_assets, force, out, err)
+
+
+def _ingest_locked(
+    instance: dg.DagsterInstance,
+    settings: Any,
+    pdfs: list[Path],
+    progress: bool | None,
+    corpus_assets: bool,
+    force: bool,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """The ingest itself, while this process holds the home's ingest lock."""
+    from geo_assets.definitions import CORPUS_ASSETS, PER_PAPER_ASSETS, SOURCE_ASSETS
+    from geo_assets.resources import default_resources
+
     resources = default_resources()
-    instance = dg.DagsterInstance.get()
     with resources["documents"].open() as store:
         keys = [registry.register(store, pdf) for pdf in pdfs]
     known = set(instance.get_dynamic_partitions(PAPERS))
@@ -141,6 +159,7 @@ def ingest(
         duplicates.extend(f"{key}: duplicate of {d}; skipped" for d in _skipped_duplicates(result))
     bar.close()
     failed_papers = len({f.split(":")[0] for f in failures})
+    _export_embedder(settings, out, err)
     from geo_rag_runtime.classifier import default_artifact_dir
 
     # the corpus assets follow any newly ingested paper, and are rebuilt when the router is missing
@@ -164,6 +183,42 @@ def ingest(
         file=out,
     )
     return 1 if failures else 0
+
+
+def _export_embedder(settings: Any, out: TextIO, err: TextIO) -> None:
+    """Export the local MiniLM to ONNX once per home, checked against torch, so that questions load
+    the model in a fraction of a second (geo_rag_runtime.embeddings.OnnxEmbedder). Not an asset: it derives
+    from the packaged weights, not from the papers. A failed export only costs speed: questions keep
+    the torch model, and the next ingest tries again."""
+    if not settings.local_embeddings or settings.embedding_runtime == "torch":
+        return
+    from geo_assets.ingest.onnx_export import export_onnx
+    from geo_rag_runtime.embeddings import load_verified, local_model_path
+
+    if load_verified(settings, local_model_path()) is not None:
+        return
+    try:
+        manifest = export_onnx(settings)
+    except Exception as exc:  # torch/onnx export errors have many types; speed is all that is lost
+        print(
+            f"warning: ONNX export of the embedding model failed ({type(exc).__name__}: {exc}); "
+            "questions use the torch model",
+            file=err,
+        )
+        return
+    if manifest["verified"]:
+        print(
+            f"embedding model exported to ONNX (max |Δ| vs torch {manifest['max_abs_diff']:.1e}, "
+            f"{manifest['seconds']}s)",
+            file=out,
+        )
+    else:
+        print(
+            f"warning: the ONNX export of the embedding model differs from torch by "
+            f"{manifest['max_abs_diff']:.1e} (windows equal: {manifest['same_windows']}); "
+            "questions use the torch model",
+            file=err,
+        )
 
 
 def asset_versions() -> dict[str, Any]:
