@@ -128,6 +128,11 @@ def ladybug_subgraph_ids(depth: int) -> str:
     )
 
 
+LADYBUG_FACTS_AROUND = (
+    f"MATCH (a:{ENTITY_LABEL})-[r:{LADYBUG_FACT_TABLE}]-(b:{ENTITY_LABEL}) WHERE a.name IN $names "
+    "RETURN DISTINCT r.triple_id AS triple_id, b.name AS name, b.type AS type"
+)
+
 LADYBUG_FACTS_BY_ID = (
     f"MATCH (h:{ENTITY_LABEL})-[r:{LADYBUG_FACT_TABLE}]->(t:{ENTITY_LABEL}) WHERE r.triple_id IN $ids "
     f"RETURN {_FACT_COLUMNS.format(rel_type='r.type')} {_FACT_ORDER}"
