@@ -5,10 +5,12 @@
 :mod:`geo_rag_runtime.query.pipeline`; this module only opens resources and hands them over.
 
 Stores are opened read-only, once per service and lazily; models (MiniLM, classifier, tokenizer)
-load once per process. One service is shared by the HTTP server's worker threads: opening is guarded
-by a lock, and each store's calls are serialized (embedded Chroma reopens its client when another
-process wrote, and LadybugDB connections are not meant for concurrent use); the embedder serializes
-its own calls.
+load once per process. One service is shared by the HTTP server's worker threads, and questions run
+side by side: opening is guarded by a lock; the vector store reopens its client under its own lock
+and queries concurrently; the keyword index swaps whole immutable snapshots; every graph read opens
+its own LadybugDB handle (connections are not for concurrent use); the ONNX embedder is thread-safe
+(the torch one serializes its own calls). Only the document store, read for reported values, is
+still called one thread at a time (``_Serialized``): litemongo makes no thread-safety promise.
 
 Degradation, always said in ``Answer.notes``: no classifier → the hybrid strategy; no graph store →
 vector context only; no keyword index → dense only; a failing LLM → extractive answer. No vector
@@ -39,7 +41,7 @@ _RETRY_AFTER_S = 30.0  # a store that failed to open is tried again after this l
 
 
 class _Serialized:
-    """Calls into a store one at a time (the store objects are not made for threads)."""
+    """Calls into a store one at a time (for a store object not made for threads)."""
 
     def __init__(self, target: Any, lock: threading.Lock) -> None:
         self._target = target
@@ -114,7 +116,7 @@ class RagService:
         """The vector store (serialized), or StoreError telling the user to ingest."""
 
         def open_vectors() -> Any:
-            return _Serialized(opening.open_vectors(self.settings, read_only=True), threading.Lock())
+            return opening.open_vectors(self.settings, read_only=True)
 
         store = self._resource("vectors", open_vectors)
         if store is None:
@@ -136,13 +138,13 @@ class RagService:
             index = opening.open_keyword_index(self.settings)
             if index.count() == 0:
                 raise StoreError("the keyword index holds no chunks")
-            return _Serialized(index, threading.Lock())
+            return index
 
         return self._resource("sparse", open_sparse)
 
     def graph(self) -> Any | None:
         def open_graph() -> Any:
-            return _Serialized(opening.open_graph(self.settings, read_only=True), threading.Lock())
+            return opening.open_graph(self.settings, read_only=True)
 
         return self._resource("graph", open_graph)
 

@@ -23,9 +23,11 @@ import json
 import os
 import re
 import shutil
+import threading
 import time
 import uuid
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +78,17 @@ def _default_tokenize() -> Callable[[str], list[str]]:
     return normalize_tokens
 
 
+@dataclass(frozen=True)
+class _Snapshot:
+    """One loaded index generation; replaced whole, never changed (threads share it)."""
+
+    generation: str | None
+    bm25: Any
+    records: list[dict[str, Any]]
+    row_paper: np.ndarray
+    row_of: dict[str, int]
+
+
 class SparseIndex:
     """Per-paper updatable BM25 index persisted on disk, safe for several processes."""
 
@@ -97,11 +110,8 @@ class SparseIndex:
         self.b = b
         self._tokenize = tokenize
         self._lock = FileLock(str(self.root / ".lock"), timeout=lock_timeout_s)
-        self._loaded_generation: str | None = None
-        self._bm25: Any = None
-        self._records: list[dict[str, Any]] = []
-        self._row_paper: np.ndarray = np.zeros(0, dtype=object)
-        self._row_of: dict[str, int] = {}
+        self._loaded = _Snapshot(None, None, [], np.zeros(0, dtype=object), {})
+        self._loading = threading.Lock()  # one thread loads a new generation; readers keep theirs
         self.last_build_s: float | None = None
 
     # ----------------------------------------------------------------- writes
@@ -193,27 +203,36 @@ class SparseIndex:
         except FileNotFoundError:
             return ""
 
-    def _ensure_loaded(self) -> None:
-        """Load the live generation if it changed since the last search (another process wrote)."""
-        if self._current_generation() == self._loaded_generation:
-            return
+    def _ensure_loaded(self) -> _Snapshot:
+        """The live generation's snapshot, loaded if it changed since the last read (another process
+        wrote). A snapshot is never changed after it is built, so a search holds its own reference
+        and threads may search while another loads the next generation."""
+        current = self._current_generation()
+        if current == self._loaded.generation:
+            return self._loaded
         import bm25s
 
-        with self._lock:  # a writer cannot delete the generation while it is read
+        with self._loading, self._lock:  # a writer cannot delete the generation while it is read
             generation = self._current_generation()
-            if not generation:
-                self._bm25, self._records = None, []
-            else:
+            if generation == self._loaded.generation:
+                return self._loaded
+            bm25, records = None, []
+            if generation:
                 folder = self.root / "index" / generation
                 try:
-                    self._bm25 = bm25s.BM25.load(str(folder), show_progress=False)
+                    bm25 = bm25s.BM25.load(str(folder), show_progress=False)
                     with open(folder / _RECORDS, encoding="utf-8") as handle:
-                        self._records = json.load(handle)["records"]
+                        records = json.load(handle)["records"]
                 except (OSError, ValueError, KeyError) as exc:
                     raise StoreError(f"unreadable sparse index generation {folder}: {exc}") from exc
-            self._row_paper = np.array([record["paper_id"] for record in self._records], dtype=object)
-            self._row_of = {record["chunk_id"]: row for row, record in enumerate(self._records)}
-            self._loaded_generation = generation
+            self._loaded = _Snapshot(
+                generation,
+                bm25,
+                records,
+                np.array([record["paper_id"] for record in records], dtype=object),
+                {record["chunk_id"]: row for row, record in enumerate(records)},
+            )
+            return self._loaded
 
     def search(
         self,
@@ -228,32 +247,34 @@ class SparseIndex:
         ``paper_ids`` restricts the search to those papers, ``record_filter`` to the chunks whose
         record it accepts; chunks without any query term are never returned.
         """
-        self._ensure_loaded()
-        if self._bm25 is None or top_k <= 0:
+        snapshot = self._ensure_loaded()
+        if snapshot.bm25 is None or top_k <= 0:
             return []
-        terms = [token for token in dict.fromkeys(query_tokens) if token in self._bm25.vocab_dict and token]
+        terms = [
+            token for token in dict.fromkeys(query_tokens) if token in snapshot.bm25.vocab_dict and token
+        ]
         if not terms:
             return []
-        scores = np.asarray(self._bm25.get_scores(terms), dtype=np.float32)
+        scores = np.asarray(snapshot.bm25.get_scores(terms), dtype=np.float32)
         if paper_ids is not None:
-            scores = np.where(np.isin(self._row_paper, list(paper_ids)), scores, 0.0)
+            scores = np.where(np.isin(snapshot.row_paper, list(paper_ids)), scores, 0.0)
         if record_filter is not None:
-            keep = np.fromiter((record_filter(record) for record in self._records), bool, len(self._records))
+            records = snapshot.records
+            keep = np.fromiter((record_filter(record) for record in records), bool, len(records))
             scores = np.where(keep, scores, 0.0)
         candidates = np.flatnonzero(scores > 0)
         if candidates.size == 0:
             return []
         order = candidates[np.argsort(-scores[candidates], kind="stable")][:top_k]
-        return [(self._records[row]["chunk_id"], float(scores[row])) for row in order]
+        return [(snapshot.records[row]["chunk_id"], float(scores[row])) for row in order]
 
     def records(self, chunk_ids: Iterable[str]) -> list[dict[str, Any]]:
         """The stored metadata and text of chunks (unknown ids are skipped)."""
-        self._ensure_loaded()
-        return [dict(self._records[self._row_of[cid]]) for cid in chunk_ids if cid in self._row_of]
+        snapshot = self._ensure_loaded()
+        return [dict(snapshot.records[snapshot.row_of[cid]]) for cid in chunk_ids if cid in snapshot.row_of]
 
     def count(self) -> int:
-        self._ensure_loaded()
-        return len(self._records)
+        return len(self._ensure_loaded().records)
 
     def count_paper(self, paper_id: str) -> int:
         path = self.root / "papers" / _paper_file_name(paper_id)

@@ -20,6 +20,7 @@ coordination; then neither lock nor marker is used.
 from __future__ import annotations
 
 import os
+import threading
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
@@ -105,6 +106,9 @@ class ChromaVectorStore:
         self._client: ClientAPI | None = None
         self._collection: Collection | None = None
         self._generation: str | None = None
+        # Threads of one server share this store: opening and reopening happen under this lock,
+        # queries run concurrently on the open collection (Chroma's client is thread-safe).
+        self._opening = threading.RLock()
 
     # ----------------------------------------------------------------- connection
 
@@ -164,6 +168,10 @@ class ChromaVectorStore:
         return self._client
 
     def _get_collection(self, *, create: bool) -> Collection | None:
+        with self._opening:
+            return self._get_collection_locked(create=create)
+
+    def _get_collection_locked(self, *, create: bool) -> Collection | None:
         client = self._client_now()
         if self._collection is not None:
             return self._collection
