@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -82,18 +83,18 @@ class DocumentStore:
 
     def set_paper_fields(self, paper_id: str, **fields: Any) -> None:
         with self._writing():
-            self.db[contract.PAPERS].update_one({"_id": paper_id}, {"$set": fields})
+            self.db[contract.PAPERS].update_one({"_id": _literal(paper_id)}, {"$set": fields})
 
     def get_paper(self, paper_id: str) -> dict[str, Any] | None:
-        doc: dict[str, Any] | None = self.db[contract.PAPERS].find_one({"_id": paper_id})
+        doc: dict[str, Any] | None = self.db[contract.PAPERS].find_one({"_id": _literal(paper_id)})
         return doc
 
     def find_paper_by_sha256(self, sha256: str) -> dict[str, Any] | None:
-        doc: dict[str, Any] | None = self.db[contract.PAPERS].find_one({"sha256": sha256})
+        doc: dict[str, Any] | None = self.db[contract.PAPERS].find_one({"sha256": _literal(sha256)})
         return doc
 
     def find_paper_by_source(self, source_file: str) -> dict[str, Any] | None:
-        doc: dict[str, Any] | None = self.db[contract.PAPERS].find_one({"source_file": source_file})
+        doc: dict[str, Any] | None = self.db[contract.PAPERS].find_one({"source_file": _literal(source_file)})
         return doc
 
     def papers(self) -> list[dict[str, Any]]:
@@ -104,14 +105,16 @@ class DocumentStore:
         """The whole paper document stored for a ``papers`` partition (``None`` when there is none).
 
         ``partition_key`` is the field ``paper_json`` stores beside the paper (see ``geo_assets``)."""
-        doc: dict[str, Any] | None = self.db[contract.PAPERS].find_one({"partition_key": partition_key})
+        doc: dict[str, Any] | None = self.db[contract.PAPERS].find_one(
+            {"partition_key": _literal(partition_key)}
+        )
         return doc
 
     def paper_sha256_for_partition(self, partition_key: str) -> str | None:
         """Content hash of the paper stored for a ``papers`` partition, read without the rest of the
         document; ``None`` when no paper is stored for it (or the stored one has no hash)."""
         doc: dict[str, Any] | None = self.db[contract.PAPERS].find_one(
-            {"partition_key": partition_key}, {"sha256": 1}
+            {"partition_key": _literal(partition_key)}, {"sha256": 1}
         )
         sha256 = None if doc is None else doc.get("sha256")
         return None if sha256 is None else str(sha256)
@@ -125,7 +128,7 @@ class DocumentStore:
         return self._replace_paper_set(contract.CHUNKS, paper_id, {c.chunk_id: c for c in chunks})
 
     def chunks_for_paper(self, paper_id: str) -> list[Chunk]:
-        docs = self.db[contract.CHUNKS].find({"paper_id": paper_id}).sort("ordinal", 1)
+        docs = self.db[contract.CHUNKS].find({"paper_id": _literal(paper_id)}).sort("ordinal", 1)
         return [Chunk.model_validate(_strip_id(d)) for d in docs]
 
     def get_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
@@ -137,7 +140,7 @@ class DocumentStore:
         return self._replace_paper_set(contract.TRIPLES, paper_id, {t.triple_id: t for t in triples})
 
     def triples_for_paper(self, paper_id: str) -> list[Triple]:
-        docs = self.db[contract.TRIPLES].find({"paper_id": paper_id})
+        docs = self.db[contract.TRIPLES].find({"paper_id": _literal(paper_id)})
         return [Triple.model_validate(_strip_id(d)) for d in docs]
 
     def triple_entities(self) -> Iterator[tuple[str, str]]:
@@ -215,16 +218,18 @@ class DocumentStore:
 
         Choosing the key (and resolving ``path``) is the caller's business: the store keeps the map."""
         with self._writing():
-            self.db[contract.SOURCES].replace_one({"_id": key}, {"_id": key, "path": path}, upsert=True)
+            self.db[contract.SOURCES].replace_one(
+                {"_id": _literal(key)}, {"_id": key, "path": path}, upsert=True
+            )
 
     def source_path(self, key: str) -> str | None:
         """The PDF path registered for partition ``key``, as stored; ``None`` when it is not registered."""
-        doc: dict[str, Any] | None = self.db[contract.SOURCES].find_one({"_id": key})
+        doc: dict[str, Any] | None = self.db[contract.SOURCES].find_one({"_id": _literal(key)})
         return None if doc is None else str(doc["path"])
 
     def source_key_for_path(self, path: str) -> str | None:
         """The partition key a PDF path (compared as stored, exactly) is registered under, else ``None``."""
-        doc: dict[str, Any] | None = self.db[contract.SOURCES].find_one({"path": path})
+        doc: dict[str, Any] | None = self.db[contract.SOURCES].find_one({"path": _literal(path)})
         return None if doc is None else str(doc["_id"])
 
     def sources(self) -> dict[str, str]:
@@ -234,7 +239,7 @@ class DocumentStore:
     def delete_source(self, key: str) -> int:
         """Forget partition ``key`` (under the write lock); returns how many entries went (0 or 1)."""
         with self._writing():
-            deleted: int = self.db[contract.SOURCES].delete_one({"_id": key}).deleted_count
+            deleted: int = self.db[contract.SOURCES].delete_one({"_id": _literal(key)}).deleted_count
         return deleted
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -242,11 +247,15 @@ class DocumentStore:
         """Remove a paper and everything derived from it in this store."""
         with self._writing():
             return {
-                "papers": self.db[contract.PAPERS].delete_many({"_id": paper_id}).deleted_count,
-                "chunks": self.db[contract.CHUNKS].delete_many({"paper_id": paper_id}).deleted_count,
-                "triples": self.db[contract.TRIPLES].delete_many({"paper_id": paper_id}).deleted_count,
+                "papers": self.db[contract.PAPERS].delete_many({"_id": _literal(paper_id)}).deleted_count,
+                "chunks": self.db[contract.CHUNKS]
+                .delete_many({"paper_id": _literal(paper_id)})
+                .deleted_count,
+                "triples": self.db[contract.TRIPLES]
+                .delete_many({"paper_id": _literal(paper_id)})
+                .deleted_count,
                 "measurements": self.db[contract.MEASUREMENTS]
-                .delete_many({"paper_id": paper_id})
+                .delete_many({"paper_id": _literal(paper_id)})
                 .deleted_count,
             }
 
@@ -258,11 +267,27 @@ class DocumentStore:
 
     def set_meta(self, key: str, value: Any) -> None:
         with self._writing():
-            self.db[contract.META].replace_one({"_id": key}, {"_id": key, "value": value}, upsert=True)
+            self.db[contract.META].replace_one(
+                {"_id": _literal(key)}, {"_id": key, "value": value}, upsert=True
+            )
 
     def get_meta(self, key: str) -> Any:
-        doc = self.db[contract.META].find_one({"_id": key})
+        doc = self.db[contract.META].find_one({"_id": _literal(key)})
         return doc["value"] if doc else None
+
+
+def _literal(value: Any) -> str:
+    """A name used as a filter value, as text: a dict or list reaching a query from outside (JSON,
+    a caller's bug) would act as an operator — on a real MongoDB ``delete_paper({"$ne": None})``
+    deleted every paper — so anything but a string is refused."""
+    if not isinstance(value, str):
+        raise StoreError(f"expected a text id or name, got {type(value).__name__}")
+    return value
+
+
+def _redacted(uri: str) -> str:
+    """The URI without its password, for messages."""
+    return re.sub(r"(//[^:/@]+:)[^@]*@", r"\1***@", uri)
 
 
 def _strip_id(doc: dict[str, Any]) -> dict[str, Any]:
@@ -281,7 +306,7 @@ def open_document_store(settings: Settings, *, read_only: bool = False) -> Docum
         try:
             client.admin.command("ping")
         except Exception as exc:  # pymongo raises several types; all mean "not reachable"
-            raise StoreError(f"MongoDB at {settings.mongodb_uri} is not reachable: {exc}") from exc
+            raise StoreError(f"MongoDB at {_redacted(settings.mongodb_uri)} is not reachable: {exc}") from exc
         store = DocumentStore(client[settings.mongodb_db], backend="mongodb")
     else:
         import litemongo
