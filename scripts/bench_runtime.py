@@ -198,6 +198,17 @@ def run_service(questions: list[str], modes: list[str], cold_cache: bool = False
     return out
 
 
+def _peak_rss_mb(pid: int) -> float | None:
+    """Peak resident memory of a live process (Linux /proc), or None elsewhere."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -262,6 +273,7 @@ def run_server(questions: list[str], requests: int, concurrency: int, timeout_s:
             thread.join()
         wall = time.perf_counter() - began
         return {
+            "server_rss_mb": _peak_rss_mb(server.pid),
             "startup_s": round(startup_s, 2),
             "requests": len(latencies),
             "errors": len(errors),

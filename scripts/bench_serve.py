@@ -1,0 +1,215 @@
+#!/usr/bin/env python
+"""Serving speed beside its floor, in one run (issue 16): what an answer costs over bare search.
+
+On whatever GEO_RAG_HOME holds (the 17-paper corpus for the reported numbers), with new questions
+(the hand-written corpus and dev evaluation sets, each question asked once per measurement, so no
+answer or sentence cache is warm for it):
+
+(a) the floor: a warm embedder and a bare dense top-5 over the vector store, per question, and its
+    throughput with 8 threads — no answer can be cheaper;
+(b) warm ``RagService.ask`` per mode and per labelled query type (p50/p95 end to end);
+(c) a cold ``geo-rag ask`` (a new process, as a user types it), extractive generator;
+(d) ``geo-rag serve`` with 1, 4, 8 and 16 concurrent clients: answers/s and client-side p50/p95;
+(e) peak RSS of the server and of this process.
+
+Times on a shared machine drift, so every line also gives its ratio to the floor measured in the
+same run. Example:
+``GEO_RAG_HOME=/tmp/hc GEO_RAG_GENERATOR=extractive GEO_RAG_LOCAL_LLM=false python scripts/bench_serve.py``
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+LEVELS = (1, 4, 8, 16)
+
+
+def _bench_runtime() -> Any:
+    """scripts/bench_runtime.py (its HTTP load generator), imported from beside this file."""
+    spec = importlib.util.spec_from_file_location("bench_runtime", REPO / "scripts" / "bench_runtime.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _questions() -> list[tuple[str, str]]:
+    """(question, labelled type) of the corpus and dev sets, answerable ones first."""
+    from geo_assets.evaluation.dataset import load_eval_dataset, resolve_dataset
+
+    out: list[tuple[str, str]] = []
+    for name in ("corpus", "dev"):
+        items = load_eval_dataset(resolve_dataset(name))
+        out += [(q.question, q.query_type) for q in sorted(items, key=lambda q: not q.answerable)]
+    return list(dict.fromkeys(out))
+
+
+def _p(values: list[float], q: float) -> float:
+    return float(np.percentile(np.asarray(values, dtype=float), q)) if values else float("nan")
+
+
+def floor(service: Any, questions: list[str]) -> dict[str, Any]:
+    """(a) embed + dense top-5, warm; sequential latency and 8-thread throughput."""
+    embedder, vectors = service.embedder, service.vectors()
+    embedder.embed_query("warm-up")
+    latencies = []
+    for question in questions:
+        started = time.perf_counter()
+        vectors.query(embedder.embed_query(question), top_k=5)
+        latencies.append((time.perf_counter() - started) * 1000)
+
+    def one(question: str) -> None:
+        vectors.query(embedder.embed_query(question + " "), top_k=5)  # not the cached text
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(one, questions))
+    wall = time.perf_counter() - started
+    return {
+        "questions": len(questions),
+        "p50_ms": round(_p(latencies, 50), 1),
+        "p95_ms": round(_p(latencies, 95), 1),
+        "per_s_1_thread": round(1000 / statistics.fmean(latencies), 1),
+        "per_s_8_threads": round(len(questions) / wall, 1),
+    }
+
+
+def warm(service: Any, questions: list[tuple[str, str]]) -> dict[str, Any]:
+    """(b) warm asks, both modes, grouped by the questions' labelled types."""
+    out: dict[str, Any] = {}
+    for mode in ("hybrid", "baseline"):
+        by_type: dict[str, list[float]] = {}
+        for question, qtype in questions:
+            answer = service.ask(question, mode=mode)
+            by_type.setdefault(qtype, []).append(answer.timings_ms["total"])
+        by_type["all"] = [v for values in by_type.values() for v in values]
+        out[mode] = {
+            t: {"n": len(v), "p50_ms": round(_p(v, 50), 1), "p95_ms": round(_p(v, 95), 1)}
+            for t, v in by_type.items()
+        }
+    return out
+
+
+def cold(question: str, runs: int) -> dict[str, Any]:
+    """(c) ``geo-rag ask`` in a new process, wall clock."""
+    walls = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "geo_rag_runtime.cli", "ask", question],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        )
+        walls.append(time.perf_counter() - started)
+        if done.returncode != 0:
+            raise SystemExit(f"cold ask failed: {done.stderr[-2000:]}")
+    return {"runs": runs, "median_s": round(statistics.median(walls), 2), "min_s": round(min(walls), 2)}
+
+
+def serve(questions: list[str], per_level: int, timeout_s: float) -> dict[str, Any]:
+    """(d)+(e) one server, each concurrency level with its own new questions."""
+    bench = _bench_runtime()
+    out: dict[str, Any] = {}
+    offset = 0
+    for level in LEVELS:
+        chunk = questions[offset : offset + per_level]
+        offset += per_level
+        if len(chunk) < per_level:
+            chunk = questions[:per_level]  # too few questions: repeats (said in the output)
+            out.setdefault("note", "questions repeat across levels")
+        result = bench.run_server(chunk, len(chunk), level, timeout_s)
+        out[str(level)] = result
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--warm-questions", type=int, default=60)
+    parser.add_argument("--per-level", type=int, default=48, help="HTTP requests per concurrency level")
+    parser.add_argument("--cold-runs", type=int, default=3)
+    parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--json", help="also write the results here")
+    args = parser.parse_args(argv)
+    for key, value in {
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "ANONYMIZED_TELEMETRY": "False",
+    }.items():
+        os.environ.setdefault(key, value)
+    from geo_rag_runtime.service import RagService
+    from geo_rag_runtime.settings import get_settings
+
+    labelled = _questions()
+    texts = [q for q, _ in labelled]
+    service = RagService(get_settings())
+    service.warm_up()
+    result: dict[str, Any] = {
+        "home": str(get_settings().home),
+        "embedder": f"{type(service.embedder).__name__}",
+        "generator": get_settings().generator,
+    }
+    result["floor"] = floor(service, texts[:100])
+    result["warm"] = warm(service, labelled[100 : 100 + args.warm_questions])
+    result["bench_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    service.close()
+    result["cold"] = cold(texts[0], args.cold_runs)
+    result["serve"] = serve(texts[100 + args.warm_questions :], args.per_level, args.timeout)
+    print_table(result)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2), encoding="utf-8")
+    return 0
+
+
+def print_table(r: dict[str, Any]) -> None:
+    base_ms = r["floor"]["p50_ms"]
+    base_rate = r["floor"]["per_s_8_threads"]
+    print(f"home {r['home']}; embedder {r['embedder']}; generator {r['generator']}")
+    print(f"{'measurement':<44}{'value':>22}{'ratio to floor':>18}")
+    print(f"{'(a) floor: embed + dense top-5, p50':<44}{base_ms:>19.1f} ms{1.0:>18.2f}")
+    print(f"{'(a) floor throughput, 8 threads':<44}{base_rate:>17.1f} /s{1.0:>18.2f}")
+    for mode, types in r["warm"].items():
+        for qtype, stats in types.items():
+            label = f"(b) warm {mode} {qtype} (n={stats['n']}) p50/p95"
+            value = f"{stats['p50_ms']:.0f} / {stats['p95_ms']:.0f} ms"
+            print(f"{label:<44}{value:>22}{stats['p50_ms'] / base_ms:>18.1f}")
+    cold_s = r["cold"]["median_s"]
+    print(
+        f"{'(c) cold geo-rag ask, median of ' + str(r['cold']['runs']):<44}{cold_s:>20.2f} s{cold_s * 1000 / base_ms:>18.0f}"
+    )
+    for level, s in r["serve"].items():
+        if level == "note":
+            continue
+        label = f"(d) HTTP {level} clients: answers/s, p50/p95"
+        value = f"{s['requests_per_s']:.2f}/s {s['latency_p50_ms']:.0f}/{s['latency_p95_ms']:.0f} ms"
+        print(f"{label:<44}{value:>22}{s['requests_per_s'] / base_rate:>18.2f}")
+        if s["errors"]:
+            print(f"    errors: {s['errors']} {s['first_errors']}")
+    server_rss = [
+        s.get("server_rss_mb") for k, s in r["serve"].items() if k != "note" and s.get("server_rss_mb")
+    ]
+    print(f"{'(e) peak RSS: benchmark process':<44}{r['bench_rss_mb']:>19.1f} MB")
+    if server_rss:
+        print(f"{'(e) peak RSS: server':<44}{max(server_rss):>19.1f} MB")
+
+
+if __name__ == "__main__":
+    threading.excepthook = lambda hook: print(f"thread failed: {hook.exc_value}", file=sys.stderr)
+    sys.exit(main())
