@@ -228,6 +228,35 @@ def cmd_llm(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
+    """``geo-rag backup ARCHIVE``: documents, vectors, measurement rows, TEI and models, portable."""
+    from geo_rag_runtime.backup import backup
+    from geo_rag_runtime.errors import GeoRagError
+
+    try:
+        manifest = backup(settings, Path(args.archive), say=lambda line: print(line, file=sys.stderr))
+    except GeoRagError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    counts = ", ".join(f"{value} {key}" for key, value in manifest["counts"].items())
+    print(f"wrote {args.archive}: {counts}")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
+    """``geo-rag restore ARCHIVE``: into this home's stores, which must be empty."""
+    from geo_rag_runtime.backup import restore
+    from geo_rag_runtime.errors import GeoRagError
+
+    try:
+        counts = restore(settings, Path(args.archive), say=lambda line: print(line, file=sys.stderr))
+    except GeoRagError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"restored into {settings.home_dir}: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="geo-rag", description="HybridRAG over geochemistry papers.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -276,6 +305,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["table", "csv", "parquet", "json"], default="table")
     p.add_argument("--out", help="write to this file (needed for parquet)")
     p.set_defaults(func=cmd_measurements)
+    p = sub.add_parser("backup", help="export the knowledge base to one portable archive (.tar.gz)")
+    p.add_argument("archive", help="the archive to write, e.g. georag-2026-12-03.tar.gz")
+    p.set_defaults(func=cmd_backup)
+    p = sub.add_parser("restore", help="restore a backup into this (empty) home's stores")
+    p.add_argument("archive", help="an archive written by geo-rag backup")
+    p.set_defaults(func=cmd_restore)
     p = sub.add_parser("status", help="counts per store and versions of materialized assets")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_status)

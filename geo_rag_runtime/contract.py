@@ -17,6 +17,9 @@ TRIPLES = "triples"
 MEASUREMENTS = "measurements"
 META = "meta"  # model identities, index versions
 SOURCES = "sources"  # partition key -> PDF path registry
+# In the home: held by `geo-rag ingest` (and backup/restore) for its whole run; an fcntl lock that the
+# kernel releases when its holder dies, so it proves that no other writer of the home is alive.
+INGEST_LOCK = "ingest.lock"
 
 # graph labels and provenance relationships
 PAPER_LABEL = "Paper"

@@ -92,7 +92,7 @@ def ingest(
     if not pdfs:
         print(f"error: no PDF files found in {', '.join(map(str, targets))}", file=err)
         return 2
-    with ingest_lock(settings.home / "ingest.lock", out):
+    with ingest_lock(settings.home_dir / contract.INGEST_LOCK, out):
         instance = dg.DagsterInstance.get()
         for line in recover_dead_runs(instance):
             print(line, file=out)

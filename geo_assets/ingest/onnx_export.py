@@ -14,6 +14,7 @@ import datetime as dt
 import json
 import os
 import time
+import warnings
 from typing import Any
 
 import numpy as np
@@ -70,7 +71,8 @@ def export_onnx(settings: Settings, model_path: str | None = None) -> dict[str, 
     sample = torch.ones(2, 8, dtype=torch.long)
     axes = {0: "batch", 1: "tokens"}
     partial = folder / f"model.onnx.{os.getpid()}.tmp"
-    with torch.no_grad():
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the tracer's notes on ops it decomposes; the check below decides
         torch.onnx.export(
             _Encoder(),
             (sample, sample, torch.zeros_like(sample)),

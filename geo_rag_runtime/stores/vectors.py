@@ -363,6 +363,21 @@ class ChromaVectorStore:
         metadatas = collection.get(include=["metadatas"])["metadatas"] or []
         return {str(meta["paper_id"]) for meta in metadatas if meta and "paper_id" in meta}
 
+    def embeddings(self, chunk_ids: Sequence[str]) -> np.ndarray:
+        """The stored vectors of ``chunk_ids``, rows in that order (for backups); StoreError if one
+        is missing."""
+        collection = self._get_collection(create=False)
+        if not chunk_ids:
+            return np.zeros((0, int((self.model_identity or {}).get("dim", 0))), dtype=np.float32)
+        if collection is None:
+            raise StoreError(f"the vector store at {self.location} holds no collection")
+        got = collection.get(ids=list(chunk_ids), include=["embeddings"])
+        by_id = dict(zip(got["ids"], got["embeddings"] if got["embeddings"] is not None else [], strict=True))
+        missing = [i for i in chunk_ids if i not in by_id]
+        if missing:
+            raise StoreError(f"{len(missing)} chunk(s) have no vector, e.g. {missing[0]}: re-ingest them")
+        return np.asarray([by_id[i] for i in chunk_ids], dtype=np.float32)
+
     def query(
         self, embedding: np.ndarray, top_k: int, where: Mapping[str, Any] | None = None
     ) -> list[RetrievedItem]:

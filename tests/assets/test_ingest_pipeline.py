@@ -93,7 +93,44 @@ def rerun(ingested: dict, sample_papers: Path) -> dict:
 
 
 @pytest.fixture(scope="module")
-def retired(ingested: dict, rerun: dict) -> dict:
+def restored(ingested: dict, rerun: dict, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Stage 2b: `geo-rag backup`, then `geo-rag restore` into an empty home; both homes answer."""
+    from geo_rag_runtime.backup import backup, restore
+    from geo_rag_runtime.cli import store_counts
+    from geo_rag_runtime.service import RagService
+    from geo_rag_runtime.settings import get_settings
+
+    archive = tmp_path_factory.mktemp("backup") / "georag.tar.gz"
+    source = get_settings()
+    manifest = backup(source, archive)
+    target = source.model_copy(update={"home": archive.parent / "restored-home"})
+    counts = restore(target, archive)
+    questions = (
+        "What distinguishes tholeiitic from calc-alkaline magma series?",
+        "How is an inverse isochron regression computed?",
+    )
+    answers = {}
+    for name, settings in (("source", source), ("restored", target)):
+        service = RagService(settings.model_copy(update={"generator": "extractive", "local_llm": False}))
+        answers[name] = [service.ask(q, mode=m) for q in questions for m in ("hybrid", "baseline")]
+        service.close()
+    refused = None
+    try:
+        restore(target, archive)
+    except Exception as exc:  # the second restore must refuse a home that holds a knowledge base
+        refused = exc
+    return {
+        "manifest": manifest,
+        "counts": counts,
+        "before": store_counts(source),
+        "after": store_counts(target),
+        "answers": answers,
+        "refused": refused,
+    }
+
+
+@pytest.fixture(scope="module")
+def retired(ingested: dict, rerun: dict, restored: dict) -> dict:
     """Stage 3: the real paper's PDF is deleted and the folder is re-scanned as the sensor does."""
     import dagster as dg
 
@@ -203,3 +240,23 @@ def test_missing_classifier_is_rebuilt_even_when_papers_are_up_to_date(classifie
     out = classifier_rebuilt["stdout"]
     assert "already up to date" in out and "(corpus assets)" in out
     assert (classifier_rebuilt["artifact"] / "manifest.json").is_file()
+
+
+def test_backup_round_trip_gives_the_same_stores_and_answers(restored: dict) -> None:
+    from geo_rag_runtime.errors import StoreError
+
+    assert restored["counts"] == restored["manifest"]["counts"]
+    assert restored["counts"]["papers"] == 2 and restored["counts"]["vectors"] == restored["counts"]["chunks"]
+    before, after = restored["before"], restored["after"]
+    for store, keys in (
+        ("documents", ("papers", "chunks", "triples", "measurements")),
+        ("graph", ("papers", "chunks", "entities", "facts", "mentions")),
+    ):
+        assert {k: after[store][k] for k in keys} == {k: before[store][k] for k in keys}, store
+    assert after["vectors"]["vectors"] == before["vectors"]["vectors"]
+    assert after["keyword_index"]["chunks"] == before["keyword_index"]["chunks"]
+    assert after["classifier"]["model_version"] == before["classifier"]["model_version"]
+    for a, b in zip(restored["answers"]["source"], restored["answers"]["restored"], strict=True):
+        assert (a.category, a.strategy, a.answer) == (b.category, b.strategy, b.answer)
+        assert [c.chunk_id for c in a.citations] == [c.chunk_id for c in b.citations]
+    assert isinstance(restored["refused"], StoreError) and "empty home" in str(restored["refused"])
