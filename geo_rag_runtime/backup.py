@@ -22,16 +22,13 @@ import io
 import json
 import tarfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from filelock import FileLock, Timeout
 
-from geo_rag_runtime import contract
 from geo_rag_runtime.errors import StoreError
+from geo_rag_runtime.home_lock import home_lock
 from geo_rag_runtime.models import Chunk, Measurement, Paper, Triple
 from geo_rag_runtime.settings import Settings
 
@@ -40,28 +37,6 @@ __all__ = ["FORMAT", "backup", "restore"]
 FORMAT = "georag.backup/1"
 _FILE_FOLDERS = ("tei", "models")
 _SKIPPED_MODELS = ("embedder-onnx",)  # 90 MB, remade by the next ingest
-
-
-@contextmanager
-def _ingest_lock(settings: Settings, say: Any) -> Iterator[None]:
-    lock = FileLock(str(settings.home_dir / contract.INGEST_LOCK))
-    delay, said = 1.0, False
-    while True:
-        try:
-            lock.acquire(timeout=0)
-            break
-        except Timeout:
-            if not said:
-                say(
-                    f"waiting: a geo-rag ingest is writing to {settings.home_dir}; the backup starts when it ends"
-                )
-                said = True
-            time.sleep(delay)
-            delay = min(2 * delay, 10.0)
-    try:
-        yield
-    finally:
-        lock.release()
 
 
 def _add(archive: tarfile.TarFile, name: str, data: bytes) -> None:
@@ -80,7 +55,7 @@ def backup(settings: Settings, out: Path, say: Any = print) -> dict[str, Any]:
     from geo_rag_runtime.stores.opening import open_documents, open_vectors
 
     out = Path(out)
-    with _ingest_lock(settings, say):
+    with home_lock(settings.home_dir, say):
         store = open_documents(settings, read_only=True)
         vectors = open_vectors(settings, read_only=True)
         try:
@@ -157,7 +132,7 @@ def restore(settings: Settings, archive_path: Path, say: Any = print) -> dict[st
         archive = tarfile.open(archive_path, "r:gz")  # noqa: SIM115 - closed by the with below
     except (OSError, tarfile.TarError) as exc:
         raise StoreError(f"cannot read the backup {archive_path}: {exc}") from exc
-    with archive, _ingest_lock(settings, say):
+    with archive, home_lock(settings.home_dir, say):
         manifest = json.loads(_read(archive, "manifest.json"))
         if manifest.get("format") != FORMAT:
             raise StoreError(f"{archive_path} is not a {FORMAT} archive (format {manifest.get('format')!r})")

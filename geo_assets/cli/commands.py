@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 import dagster as dg
 
-from geo_assets.cli.runs import failure_messages, ingest_lock, recover_dead_runs
+from geo_assets.cli.runs import failure_messages, recover_dead_runs
 from geo_assets.ingest import registry
 from geo_assets.partitions import PAPERS
 from geo_assets.versions import latest_versions
@@ -92,7 +92,9 @@ def ingest(
     if not pdfs:
         print(f"error: no PDF files found in {', '.join(map(str, targets))}", file=err)
         return 2
-    with ingest_lock(settings.home_dir / contract.INGEST_LOCK, out):
+    from geo_rag_runtime.home_lock import home_lock
+
+    with home_lock(settings.home_dir, lambda line: print(line, file=out, flush=True)):
         instance = dg.DagsterInstance.get()
         for line in recover_dead_runs(instance):
             print(line, file=out)

@@ -4,24 +4,16 @@ what the next command does about runs whose process died (kill -9, power loss, O
 ``geo-rag ingest`` runs each paper in its own process's Dagster run, without the daemon, so nothing
 else notices when that process dies: its run stays ``STARTED`` and keeps the concurrency-pool slots
 its steps claimed, and the next ingest's steps wait for those slots forever. The ingest lock
-(:func:`ingest_lock`, an ``fcntl`` lock the kernel releases when its holder dies) proves that no other
+(``geo_rag_runtime.home_lock``, an ``fcntl`` lock the kernel releases when its holder dies) proves that no other
 ``geo-rag ingest`` of this home is alive, so :func:`recover_dead_runs` may mark the command line's
 unfinished runs failed and free every slot held by a run that is not running.
 """
 
 from __future__ import annotations
 
-import os
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from typing import TextIO
-
 import dagster as dg
-from filelock import FileLock, Timeout
 
-__all__ = ["failure_messages", "ingest_lock", "recover_dead_runs"]
+__all__ = ["failure_messages", "recover_dead_runs"]
 
 _UNFINISHED = [
     dg.DagsterRunStatus.QUEUED,
@@ -45,45 +37,8 @@ def failure_messages(result: dg.ExecuteInProcessResult) -> list[str]:
     return messages
 
 
-@contextmanager
-def ingest_lock(path: Path, out: TextIO, *, max_poll_s: float = 10.0) -> Iterator[None]:
-    """Hold this home's ingest lock; while another ingest holds it, say so and wait with back-off
-    (1 s, 2 s, … up to ``max_poll_s`` between tries), never spinning a core."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lock = FileLock(str(path))
-    delay, said = 1.0, False
-    while True:
-        try:
-            lock.acquire(timeout=0)
-            break
-        except Timeout:
-            if not said:
-                holder = _holder(path)
-                print(
-                    f"waiting: another geo-rag ingest{holder} is running in this home "
-                    f"(lock {path}); this one starts when it ends (Ctrl-C to stop)",
-                    file=out,
-                    flush=True,
-                )
-                said = True
-            time.sleep(delay)
-            delay = min(delay * 2, max_poll_s)
-    try:
-        (path.with_suffix(".pid")).write_text(str(os.getpid()), encoding="utf-8")
-        yield
-    finally:
-        lock.release()
-
-
-def _holder(path: Path) -> str:
-    try:
-        return f" (pid {int(path.with_suffix('.pid').read_text(encoding='utf-8'))})"
-    except (OSError, ValueError):
-        return ""
-
-
 def recover_dead_runs(instance: dg.DagsterInstance, reason: str = "cli-ingest") -> list[str]:
-    """Call only while holding :func:`ingest_lock`. Marks this command's unfinished runs (tag
+    """Call only while holding the home lock (``geo_rag_runtime.home_lock``). Marks this command's unfinished runs (tag
     ``georag/reason``) failed — their process is gone — and frees the pool slots of every run that
     is not running; returns one line per run recovered."""
     lines = []

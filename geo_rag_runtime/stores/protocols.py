@@ -34,7 +34,24 @@ __all__ = [
 
 
 @runtime_checkable
-class DocumentRepository(Protocol):
+class MeasurementReader(Protocol):
+    """The measurement rows a question may quote (the document store, opened read-only)."""
+
+    def find_measurements(
+        self,
+        *,
+        analyte: str | Sequence[str] | None = None,
+        paper_id: str | Sequence[str] | None = None,
+        minimum: float | None = None,
+        maximum: float | None = None,
+        limit: int = 0,
+    ) -> list[Measurement]: ...
+
+    def measurement_analytes(self) -> dict[str, int]: ...
+
+
+@runtime_checkable
+class DocumentRepository(MeasurementReader, Protocol):
     """Papers, chunks, triples, the sources registry and metadata (MongoDB or embedded litemongo).
 
     Writes that replace a set (a paper's chunks or triples) remove what is stale in the same call.
@@ -74,18 +91,6 @@ class DocumentRepository(Protocol):
 
     def replace_measurements(self, paper_id: str, rows: Sequence[Measurement]) -> dict[str, int]: ...
 
-    def find_measurements(
-        self,
-        *,
-        analyte: str | Sequence[str] | None = None,
-        paper_id: str | Sequence[str] | None = None,
-        minimum: float | None = None,
-        maximum: float | None = None,
-        limit: int = 0,
-    ) -> list[Measurement]: ...
-
-    def measurement_analytes(self) -> dict[str, int]: ...
-
     def register_source(self, key: str, path: str) -> None: ...
 
     def source_path(self, key: str) -> str | None: ...
@@ -103,23 +108,6 @@ class DocumentRepository(Protocol):
     def set_meta(self, key: str, value: Any) -> None: ...
 
     def get_meta(self, key: str) -> Any: ...
-
-
-@runtime_checkable
-class MeasurementReader(Protocol):
-    """The measurement rows a question may quote (the document store, opened read-only)."""
-
-    def find_measurements(
-        self,
-        *,
-        analyte: str | Sequence[str] | None = None,
-        paper_id: str | Sequence[str] | None = None,
-        minimum: float | None = None,
-        maximum: float | None = None,
-        limit: int = 0,
-    ) -> list[Measurement]: ...
-
-    def measurement_analytes(self) -> dict[str, int]: ...
 
 
 @runtime_checkable

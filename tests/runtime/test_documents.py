@@ -8,51 +8,22 @@ from pathlib import Path
 
 import pytest
 
-from geo_rag_runtime import contract
-from geo_rag_runtime.models import Chunk, Paper, Section, Triple
+from geo_rag_runtime.models import Triple
 from geo_rag_runtime.settings import get_settings
 from geo_rag_runtime.stores.documents import open_document_store
-
-
-def _paper(pid: str) -> Paper:
-    return Paper(
-        paper_id=pid,
-        source_file=f"{pid}.pdf",
-        sha256=pid * 4,
-        title=f"Title {pid}",
-        sections=[Section(heading="Intro", paragraphs=["87Sr/86Sr = 0.7035 ± 0.0001"])],
-    )
-
-
-def _chunks(pid: str, n: int, salt: str = "") -> list[Chunk]:
-    out = []
-    for i in range(n):
-        text = f"chunk {i} of {pid} {salt} εNd = +5.2"
-        out.append(
-            Chunk(
-                chunk_id=contract.chunk_id(pid, i, text),
-                paper_id=pid,
-                source_file=f"{pid}.pdf",
-                ordinal=i,
-                char_start=i * 10,
-                char_end=i * 10 + 9,
-                token_count=9,
-                text=text,
-            )
-        )
-    return out
+from tests.runtime.document_builders import make_chunks, make_paper, make_triple
 
 
 def test_upserts_are_idempotent_and_retire_cleanly(geo_home: Path) -> None:
     store = open_document_store(get_settings())
     assert store.backend == "litemongo"
-    store.upsert_paper(_paper("pa"))
-    store.upsert_paper(_paper("pa"))
-    store.replace_chunks("pa", _chunks("pa", 5))
-    store.replace_chunks("pa", _chunks("pa", 5))
+    store.upsert_paper(make_paper("pa"))
+    store.upsert_paper(make_paper("pa"))
+    store.replace_chunks("pa", make_chunks("pa", 5))
+    store.replace_chunks("pa", make_chunks("pa", 5))
     assert store.counts() == {"papers": 1, "chunks": 5, "triples": 0, "measurements": 0}
     # a re-chunked paper keeps exactly its new chunks
-    store.replace_chunks("pa", _chunks("pa", 3, salt="v2"))
+    store.replace_chunks("pa", make_chunks("pa", 3, salt="v2"))
     assert [c.text.split()[-4] for c in store.chunks_for_paper("pa")] == ["v2"] * 3
     triple = Triple(
         triple_id="t1",
@@ -78,7 +49,7 @@ def test_upserts_are_idempotent_and_retire_cleanly(geo_home: Path) -> None:
 
 def test_unique_chunk_ids_enforced(geo_home: Path) -> None:
     store = open_document_store(get_settings())
-    chunks = _chunks("pb", 2)
+    chunks = make_chunks("pb", 2)
     with pytest.raises(Exception, match="duplicate"):
         store.replace_chunks("pb", [chunks[0], chunks[0]])
     store.close()
@@ -92,8 +63,8 @@ def _writer(home: str, pid: str, rounds: int, locked: bool) -> None:
     if not locked:
         store._lock = None  # the raw litemongo behaviour, to find out whether the lock is needed
     for r in range(rounds):
-        store.upsert_paper(_paper(pid))
-        store.replace_chunks(pid, _chunks(pid, 20, salt=str(r)))
+        store.upsert_paper(make_paper(pid))
+        store.replace_chunks(pid, make_chunks(pid, 20, salt=str(r)))
     store.close()
 
 
@@ -132,8 +103,8 @@ class _CountingLock:
 
 def test_find_paper_by_partition(geo_home: Path) -> None:
     store = open_document_store(get_settings())
-    store.upsert_paper(_paper("pa"), partition_key="pa.pdf", source_path="/papers/pa.pdf")
-    store.upsert_paper(_paper("pb"))
+    store.upsert_paper(make_paper("pa"), partition_key="pa.pdf", source_path="/papers/pa.pdf")
+    store.upsert_paper(make_paper("pb"))
     doc = store.find_paper_by_partition("pa.pdf")
     assert doc is not None and doc["paper_id"] == "pa" and doc["source_path"] == "/papers/pa.pdf"
     assert doc["sections"][0]["heading"] == "Intro"  # the whole document, not a projection
@@ -144,25 +115,10 @@ def test_find_paper_by_partition(geo_home: Path) -> None:
 
 def test_paper_sha256_for_partition(geo_home: Path) -> None:
     store = open_document_store(get_settings())
-    store.upsert_paper(_paper("pa"), partition_key="pa.pdf")
+    store.upsert_paper(make_paper("pa"), partition_key="pa.pdf")
     assert store.paper_sha256_for_partition("pa.pdf") == "pa" * 4
     assert store.paper_sha256_for_partition("other.pdf") is None
     store.close()
-
-
-def _triple(triple_id: str, head: str, head_type: str, tail: str, tail_type: str) -> Triple:
-    return Triple(
-        triple_id=triple_id,
-        head=head,
-        head_type=head_type,
-        relation="CONTAINS",
-        tail=tail,
-        tail_type=tail_type,
-        paper_id="pa",
-        chunk_id="c",
-        sentence="s",
-        extractor="rules-v1",
-    )
 
 
 def test_triple_entities(geo_home: Path) -> None:
@@ -170,8 +126,8 @@ def test_triple_entities(geo_home: Path) -> None:
     store.replace_triples(
         "pa",
         [
-            _triple("t1", "zircon", "Mineral", "Hf", "Element"),
-            _triple("t2", "basalt", "Rock", "Hf", "Element"),
+            make_triple("t1", "zircon", "Mineral", "Hf", "Element"),
+            make_triple("t2", "basalt", "Rock", "Hf", "Element"),
         ],
     )
     assert list(store.triple_entities()) == [

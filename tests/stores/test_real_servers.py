@@ -35,11 +35,12 @@ import pytest
 from geo_assets.graph.extraction import extract_triples
 from geo_rag_runtime import contract
 from geo_rag_runtime.errors import InputError, ServiceUnavailableError, StoreError
-from geo_rag_runtime.models import Chunk, Measurement, Paper, Section, Triple
+from geo_rag_runtime.models import Chunk, Measurement, Triple
 from geo_rag_runtime.settings import Settings
 from geo_rag_runtime.stores.documents import DocumentStore, open_document_store
 from geo_rag_runtime.stores.graph import Neo4jGraphStore, cypher, get_graph_store
 from geo_rag_runtime.vocab import RELATIONS
+from tests.runtime.document_builders import make_chunks, make_paper, make_triple
 from tests.runtime.test_graph_store import (
     HOSTILE,
     expected_counts,
@@ -302,51 +303,6 @@ def docstore(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Documen
         store.close()
 
 
-# The shapes of tests/runtime/test_documents.py (copied, not imported: that module does not type-check).
-def _paper(pid: str) -> Paper:
-    return Paper(
-        paper_id=pid,
-        source_file=f"{pid}.pdf",
-        sha256=pid * 4,
-        title=f"Title {pid}",
-        sections=[Section(heading="Intro", paragraphs=["87Sr/86Sr = 0.7035 ± 0.0001"])],
-    )
-
-
-def _chunks(pid: str, n: int, salt: str = "") -> list[Chunk]:
-    out = []
-    for i in range(n):
-        text = f"chunk {i} of {pid} {salt} εNd = +5.2"
-        out.append(
-            Chunk(
-                chunk_id=contract.chunk_id(pid, i, text),
-                paper_id=pid,
-                source_file=f"{pid}.pdf",
-                ordinal=i,
-                char_start=i * 10,
-                char_end=i * 10 + 9,
-                token_count=9,
-                text=text,
-            )
-        )
-    return out
-
-
-def _triple(triple_id: str, head: str, head_type: str, tail: str, tail_type: str) -> Triple:
-    return Triple(
-        triple_id=triple_id,
-        head=head,
-        head_type=head_type,
-        relation="CONTAINS",
-        tail=tail,
-        tail_type=tail_type,
-        paper_id="pa",
-        chunk_id="c",
-        sentence="s",
-        extractor="rules-v1",
-    )
-
-
 def measurement(
     pid: str, analyte: str, value: float | None, char_start: int, unit: str = "wt.%"
 ) -> Measurement:
@@ -382,20 +338,20 @@ def values(rows: list[Measurement]) -> list[tuple[str, str, float | None]]:
 
 def test_documents_upserts_are_idempotent_and_retire_cleanly(docstore: DocumentStore) -> None:
     store = docstore
-    store.upsert_paper(_paper("pa"))
-    store.upsert_paper(_paper("pa"))
-    assert store.replace_chunks("pa", _chunks("pa", 5)) == {"upserted": 5, "deleted_stale": 0}
-    assert store.replace_chunks("pa", _chunks("pa", 5)) == {"upserted": 5, "deleted_stale": 0}
+    store.upsert_paper(make_paper("pa"))
+    store.upsert_paper(make_paper("pa"))
+    assert store.replace_chunks("pa", make_chunks("pa", 5)) == {"upserted": 5, "deleted_stale": 0}
+    assert store.replace_chunks("pa", make_chunks("pa", 5)) == {"upserted": 5, "deleted_stale": 0}
     assert store.counts() == {"papers": 1, "chunks": 5, "triples": 0, "measurements": 0}
     # a re-chunked paper keeps exactly its new chunks: the five stale ones are deleted
-    assert store.replace_chunks("pa", _chunks("pa", 3, salt="v2")) == {"upserted": 3, "deleted_stale": 5}
+    assert store.replace_chunks("pa", make_chunks("pa", 3, salt="v2")) == {"upserted": 3, "deleted_stale": 5}
     stored = store.chunks_for_paper("pa")
     assert [c.ordinal for c in stored] == [0, 1, 2] and [c.text.split()[-4] for c in stored] == ["v2"] * 3
-    assert stored == _chunks("pa", 3, salt="v2")  # the models round-trip unchanged
+    assert stored == make_chunks("pa", 3, salt="v2")  # the models round-trip unchanged
     ids = [c.chunk_id for c in stored]
     assert [c.chunk_id for c in store.get_chunks([ids[2], "no-such-chunk", ids[0]])] == [ids[2], ids[0]]
-    assert store.get_chunks([c.chunk_id for c in _chunks("pa", 5)]) == []  # the stale ones are gone
-    triple = _triple("t1", "zircon", "Mineral", "Hf", "Element")
+    assert store.get_chunks([c.chunk_id for c in make_chunks("pa", 5)]) == []  # the stale ones are gone
+    triple = make_triple("t1", "zircon", "Mineral", "Hf", "Element")
     store.replace_triples("pa", [triple, triple])
     assert store.counts()["triples"] == 1 and store.triples_for_paper("pa") == [triple]
     found = store.find_paper_by_sha256("pa" * 4)
@@ -418,7 +374,7 @@ def test_documents_upserts_are_idempotent_and_retire_cleanly(docstore: DocumentS
 def test_documents_unique_ids_enforced(docstore: DocumentStore) -> None:
     store = docstore
     store.ensure_indexes()  # a second time: idempotent
-    chunks = _chunks("pb", 2)
+    chunks = make_chunks("pb", 2)
     with pytest.raises(StoreError, match="duplicate"):
         store.replace_chunks("pb", [chunks[0], chunks[0]])
     assert store.counts()["chunks"] == 0  # refused before anything was written
@@ -437,8 +393,8 @@ def test_documents_unique_ids_enforced(docstore: DocumentStore) -> None:
         }
     from pymongo.errors import DuplicateKeyError
 
-    store.upsert_paper(_paper("pa"))
-    twin = _paper("pa").model_dump() | {"_id": "someone-else"}  # same paper_id and sha256, other _id
+    store.upsert_paper(make_paper("pa"))
+    twin = make_paper("pa").model_dump() | {"_id": "someone-else"}  # same paper_id and sha256, other _id
     with pytest.raises(DuplicateKeyError):
         store.db["papers"].insert_one(twin)
     assert store.counts()["papers"] == 1
@@ -446,8 +402,8 @@ def test_documents_unique_ids_enforced(docstore: DocumentStore) -> None:
 
 def test_documents_find_paper_by_partition_and_hash(docstore: DocumentStore) -> None:
     store = docstore
-    store.upsert_paper(_paper("pa"), partition_key="pa.pdf", source_path="/papers/pa.pdf")
-    store.upsert_paper(_paper("pb"))
+    store.upsert_paper(make_paper("pa"), partition_key="pa.pdf", source_path="/papers/pa.pdf")
+    store.upsert_paper(make_paper("pb"))
     doc = store.find_paper_by_partition("pa.pdf")
     assert doc is not None and doc["paper_id"] == "pa" and doc["source_path"] == "/papers/pa.pdf"
     assert doc["sections"][0]["heading"] == "Intro"  # the whole document, not a projection
@@ -463,8 +419,8 @@ def test_documents_triple_entities(docstore: DocumentStore) -> None:
     store.replace_triples(
         "pa",
         [
-            _triple("t1", "zircon", "Mineral", "Hf", "Element"),
-            _triple("t2", "basalt", "Rock", "Hf", "Element"),
+            make_triple("t1", "zircon", "Mineral", "Hf", "Element"),
+            make_triple("t2", "basalt", "Rock", "Hf", "Element"),
         ],
     )
     assert list(store.triple_entities()) == [
@@ -474,7 +430,7 @@ def test_documents_triple_entities(docstore: DocumentStore) -> None:
         ("Element", "Hf"),
     ]
     # a smaller second set: the triple no longer extracted goes
-    assert store.replace_triples("pa", [_triple("t2", "basalt", "Rock", "Hf", "Element")]) == {
+    assert store.replace_triples("pa", [make_triple("t2", "basalt", "Rock", "Hf", "Element")]) == {
         "upserted": 1,
         "deleted_stale": 1,
     }
@@ -547,8 +503,8 @@ HOSTILE_VALUES = ["'; db.dropDatabase()", '{"$ne": null}', "$ne", "$where", '{"$
 
 def test_documents_hostile_filter_values_are_literals(docstore: DocumentStore) -> None:
     store = docstore
-    store.upsert_paper(_paper("pa"))
-    store.replace_chunks("pa", _chunks("pa", 2))
+    store.upsert_paper(make_paper("pa"))
+    store.replace_chunks("pa", make_chunks("pa", 2))
     store.replace_measurements("pa", ROWS_PA)
     store.register_source("pa.pdf", "/papers/pa.pdf")
     before = store.counts()
@@ -816,8 +772,8 @@ def test_documents_operator_objects_are_refused_not_obeyed(docstore: DocumentSto
     error, never a query operator (on a real server ``delete_paper({"$ne": None})`` once deleted
     every paper)."""
     store = docstore
-    store.upsert_paper(_paper("pa"))
-    store.replace_chunks("pa", _chunks("pa", 2))
+    store.upsert_paper(make_paper("pa"))
+    store.replace_chunks("pa", make_chunks("pa", 2))
     before = store.counts()
     for hostile in ({"$ne": None}, {"$regex": ".*"}, ["pa"]):
         with pytest.raises(StoreError, match="expected a text id or name"):
