@@ -56,3 +56,11 @@ class ServiceUnavailableError(ServiceError):
 
 class StoreError(GeoRagError):
     pass
+
+
+# Said by every store error about a damaged file (a crash or a full disk mid-write): the embedded
+# stores are derived from the papers, so a forced re-ingest rebuilds them.
+REBUILD_HINT = (
+    "if the file is damaged, move it aside and run `geo-rag ingest --force` to rebuild it from the "
+    "papers, or `geo-rag restore` a backup into a new GEO_RAG_HOME"
+)

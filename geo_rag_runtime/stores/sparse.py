@@ -35,7 +35,7 @@ import numpy as np
 from filelock import FileLock
 
 from geo_rag_runtime.contract import text_hash
-from geo_rag_runtime.errors import InputError, StoreError
+from geo_rag_runtime.errors import REBUILD_HINT, InputError, StoreError
 from geo_rag_runtime.models import Chunk
 from geo_rag_runtime.settings import Settings, get_settings
 
@@ -164,7 +164,7 @@ class SparseIndex:
             with open(path, encoding="utf-8") as handle:
                 payload: dict[str, Any] = json.load(handle)
         except (OSError, json.JSONDecodeError) as exc:
-            raise StoreError(f"unreadable sparse index file {path}: {exc}") from exc
+            raise StoreError(f"unreadable sparse index file {path}: {exc}; {REBUILD_HINT}") from exc
         return payload
 
     def _rebuild_locked(self) -> None:
@@ -224,7 +224,9 @@ class SparseIndex:
                     with open(folder / _RECORDS, encoding="utf-8") as handle:
                         records = json.load(handle)["records"]
                 except (OSError, ValueError, KeyError) as exc:
-                    raise StoreError(f"unreadable sparse index generation {folder}: {exc}") from exc
+                    raise StoreError(
+                        f"unreadable sparse index generation {folder}: {exc}; {REBUILD_HINT}"
+                    ) from exc
             self._loaded = _Snapshot(
                 generation,
                 bm25,

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from filelock import FileLock
 
-from geo_rag_runtime.errors import ConfigurationError, InputError, StoreError
+from geo_rag_runtime.errors import REBUILD_HINT, ConfigurationError, InputError, StoreError
 from geo_rag_runtime.models import Chunk, RetrievedItem
 from geo_rag_runtime.settings import Settings, get_settings
 
@@ -137,7 +137,9 @@ class ChromaVectorStore:
                 settings=chroma_settings,
             )
         except Exception as exc:  # chromadb raises ValueError / httpx errors / its own errors
-            raise StoreError(f"cannot open the Chroma vector store at {self.location}: {exc}") from exc
+            raise StoreError(
+                f"cannot open the Chroma vector store at {self.location}: {exc}; {REBUILD_HINT}"
+            ) from exc
 
     def _read_generation(self) -> str | None:
         if self._folder is None:
@@ -189,7 +191,8 @@ class ChromaVectorStore:
                 self._collection = client.get_collection(self.collection_name, embedding_function=None)
         except Exception as exc:
             raise StoreError(
-                f"cannot open collection {self.collection_name!r} in the vector store at {self.location}: {exc}"
+                f"cannot open collection {self.collection_name!r} in the vector store at {self.location}: "
+                f"{exc}; {REBUILD_HINT}"
             ) from exc
         space = (self._collection.configuration or {}).get("hnsw") or {}
         if space and space.get("space") not in (None, "cosine"):

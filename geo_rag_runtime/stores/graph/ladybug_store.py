@@ -15,7 +15,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from geo_rag_runtime.errors import StoreError
+from geo_rag_runtime.errors import REBUILD_HINT, StoreError
 from geo_rag_runtime.models import Chunk, Triple
 from geo_rag_runtime.stores.graph import cypher
 from geo_rag_runtime.stores.graph.base import (
@@ -63,7 +63,7 @@ class LadybugGraphStore(GraphStore):
                 self._db = ladybug.Database(str(self.path), read_only=self.read_only)
                 self._conn = ladybug.Connection(self._db)
             except RuntimeError as exc:
-                raise StoreError(f"cannot open graph database {self.path}: {exc}") from exc
+                raise StoreError(f"cannot open graph database {self.path}: {exc}; {REBUILD_HINT}") from exc
         return self._conn
 
     @contextlib.contextmanager
@@ -77,7 +77,7 @@ class LadybugGraphStore(GraphStore):
             database = ladybug.Database(str(self.path), read_only=self.read_only)
             connection = ladybug.Connection(database)
         except RuntimeError as exc:
-            raise StoreError(f"cannot open graph database {self.path}: {exc}") from exc
+            raise StoreError(f"cannot open graph database {self.path}: {exc}; {REBUILD_HINT}") from exc
         try:
             yield connection
         finally:
