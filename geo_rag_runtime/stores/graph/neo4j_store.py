@@ -48,7 +48,11 @@ class Neo4jGraphStore(GraphStore):
         if driver is None:
             import neo4j
 
-            driver = neo4j.GraphDatabase.driver(uri, auth=(user, password or ""))
+            # The driver's defaults retry a transaction for 30 s when the server is unreachable, so a
+            # question waited half a minute for an error; 10 s still rides out a leader switch.
+            driver = neo4j.GraphDatabase.driver(
+                uri, auth=(user, password or ""), connection_timeout=10.0, max_transaction_retry_time=10.0
+            )
         self.uri = uri
         self.database = database
         self._driver = driver
