@@ -14,7 +14,7 @@ from geo_rag_runtime.models import CleanedPaper, Paper
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
-    code_version="measurements-3",
+    code_version="measurements-4",
     pool="docstore",
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "
     "oxide, isotope ratio, ε/δ notation, age, T, P …), value or range, unit, uncertainty, qualifier, "

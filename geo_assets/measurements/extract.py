@@ -12,7 +12,8 @@ the embedded parser does not extract cells yet) through
 column header, and the character span of the table's block in the cleaned text.
 
 Material and method are filled only when the sentence names exactly one mineral / rock or one
-analytical method (vocabulary recognizer); sample names are not guessed yet.
+analytical method (vocabulary recognizer); a table row's sample is its label when the label column is
+headed as samples; sample names in running text are not guessed.
 """
 
 from __future__ import annotations
@@ -112,6 +113,7 @@ def _table_rows(
                     char_start=start,
                     char_end=block.char_end if block else -1,
                     table_label=label,
+                    sample=value.sample,
                     row=value.row,
                     column=value.column,
                     extractor=TABLE_EXTRACTOR,

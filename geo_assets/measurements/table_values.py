@@ -1,4 +1,5 @@
-"""Table cells → typed values: the column header names the analyte and unit, the first cell the row.
+"""Table cells → typed values: the column header names the analyte and unit, the first cell the row
+(and the sample, when the first column's header says it names samples).
 
 A table as the TEI gives it (rows of cell strings, header rows first — GROBID's ``<table>``):
 
@@ -47,6 +48,11 @@ _UNCERTAINTY_HEADER = re.compile(
     r"int\.\s*unc\..*|σ.*)$",
     re.IGNORECASE,
 )
+# A label column headed "Sample", "Sample ID" or "Specimen" names samples: its row labels become the
+# rows' sample. "Spot", "Grain" or "Analysis" columns name spots within a sample (the gold set's
+# sample for the spot "GJ1-1-23" is the reference zircon "GJ-1"), and any other label column (a
+# parameter, a region, a model) names no sample, so none is guessed.
+_SAMPLE_HEADER = re.compile(r"\b(?:samples?|specimens?)\b", re.IGNORECASE)
 _BRACKETED_UNIT = re.compile(r"[\(\[]\s*([^()\[\]]+?)\s*[\)\]]")
 
 
@@ -64,6 +70,7 @@ class TableValue:
     qualifier: str = ""
     printed: str = ""
     notes: list[str] = field(default_factory=list)
+    sample: str = ""  # the row label, when the label column's header says it names samples
 
 
 def _numeric(cell: str) -> bool:
@@ -158,6 +165,7 @@ def extract_table_values(rows: Sequence[Sequence[str]], caption: str = "") -> li
         )
         columns[i] = (analyte.name, analyte.kind, unit)
     out: list[TableValue] = []
+    samples = bool(_SAMPLE_HEADER.search(_plain(headers[0]))) if headers else False
     for row in rows[n_header:]:
         cells = list(row) + [""] * (width - len(row))
         label = " ".join(cells[0].split())
@@ -183,6 +191,7 @@ def extract_table_values(rows: Sequence[Sequence[str]], caption: str = "") -> li
                     qualifier=qualifier,
                     printed=" ".join(cells[i].split()),
                     notes=notes,
+                    sample=label if samples else "",
                 )
             )
     return out

@@ -271,6 +271,9 @@ def test_table_headers_name_analytes_units_and_uncertainties() -> None:
     assert (by["19MAT-2", "SiO2"].value, by["19MAT-2", "SiO2"].qualifier) == (None, "bdl")
     assert (by["19MAT-2", "εNd"].value, by["19MAT-2", "εNd"].qualifier) == (None, "nd")
     assert (by["19MAT-2", "Sr"].value, by["19MAT-2", "Sr"].qualifier) == (0.5, "<")
+    # a label column headed "Sample" names the samples; the region column above names none
+    assert {v.sample for v in values} == {"19MAT-1", "19MAT-2"}
+    assert {v.sample for v in extract_table_values([["Region", "Tp (°C)"], ["Iceland", "1450"]])} == {""}
 
 
 def test_table_rows_become_measurements_located_in_the_text() -> None:
