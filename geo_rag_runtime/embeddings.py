@@ -65,6 +65,7 @@ __all__ = [
 ]
 
 LOCAL_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+WINDOW_OVERLAP = 64  # word pieces shared by consecutive windows of a long text
 # Known input limits (tokens) of OpenAI embedding models; others default to the smallest of these.
 OPENAI_INPUT_LIMITS: dict[str, int] = {
     "text-embedding-ada-002": 8191,
@@ -185,9 +186,21 @@ def token_windows(
         start = next_start if next_start > start else end - overlap
 
 
-def pool_windows(vectors: np.ndarray, owners: Sequence[tuple[int, int, list[int]]]) -> np.ndarray:
-    """One unit vector per text from its window vectors: ``owners`` holds (first window, number of
-    windows, word pieces per window); several windows are averaged, weighted by their pieces."""
+def embed_windowed(
+    texts: list[str],
+    windows: Callable[[str], list[tuple[str, int]]],
+    run: Callable[[list[str]], np.ndarray],
+) -> np.ndarray:
+    """One unit vector per text: each text is cut into ``windows``, all windows go through ``run``
+    (the model, unit rows) at once, and a text of several windows gets their mean weighted by word
+    pieces (shared by the torch and the ONNX embedder)."""
+    pieces: list[str] = []
+    owners: list[tuple[int, int, list[int]]] = []  # (first piece, number of pieces, weights)
+    for text in texts:
+        cut = windows(text)
+        owners.append((len(pieces), len(cut), [count for _, count in cut]))
+        pieces.extend(piece for piece, _ in cut)
+    vectors = np.asarray(run(pieces), dtype=np.float32)
     out = np.empty((len(owners), vectors.shape[1]), dtype=np.float32)
     for row, (first, count, weights) in enumerate(owners):
         if count == 1:
@@ -229,7 +242,7 @@ class SentenceTransformerEmbedder(Embedder):
         *,
         model_name: str = LOCAL_MODEL_NAME,
         batch_size: int = 32,
-        window_overlap: int = 64,
+        window_overlap: int = WINDOW_OVERLAP,
         device: str = "cpu",
     ) -> None:
         self._path = model_path or local_model_path()
@@ -299,21 +312,18 @@ class SentenceTransformerEmbedder(Embedder):
         items = check_texts(texts)
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
-        pieces: list[str] = []
-        owners: list[tuple[int, int, list[int]]] = []  # (first piece, number of pieces, weights)
-        for text in items:
-            windows = self.windows(text)
-            owners.append((len(pieces), len(windows), [count for _, count in windows]))
-            pieces.extend(piece for piece, _ in windows)
+        return embed_windowed(items, self.windows, self._run)
+
+    def _run(self, pieces: list[str]) -> np.ndarray:
         with self._lock:  # torch modules are not meant to be called from several threads at once
-            vectors = self.model.encode(
+            vectors: np.ndarray = self.model.encode(
                 pieces,
                 batch_size=self.batch_size,
                 convert_to_numpy=True,
                 normalize_embeddings=True,
                 show_progress_bar=False,
             )
-        return pool_windows(np.asarray(vectors, dtype=np.float32), owners)
+        return vectors
 
 
 # --------------------------------------------------------------------------- OpenAI-compatible API
@@ -568,15 +578,14 @@ class OnnxEmbedder(Embedder):
         self, folder: Path, model_path: str, manifest: dict[str, Any], *, batch_size: int = 32
     ) -> None:
         import onnxruntime
-        from tokenizers import Tokenizer
+
+        from geo_rag_runtime.text.tokenizer import rust_tokenizer
 
         self.folder = folder
         self.manifest = manifest
         self.batch_size = batch_size
-        self.window_overlap = 64
-        self._tokenizer = Tokenizer.from_file(str(Path(model_path) / "tokenizer.json"))
-        self._tokenizer.no_truncation()
-        self._tokenizer.no_padding()
+        self.window_overlap = WINDOW_OVERLAP
+        self._tokenizer = rust_tokenizer(model_path)  # shared with the token counter, loaded once
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3
         self._session = onnxruntime.InferenceSession(
@@ -648,13 +657,7 @@ class OnnxEmbedder(Embedder):
         items = check_texts(texts)
         if not items:
             return np.zeros((0, self._dim), dtype=np.float32)
-        pieces: list[str] = []
-        owners: list[tuple[int, int, list[int]]] = []
-        for text in items:
-            windows = self.windows(text)
-            owners.append((len(pieces), len(windows), [count for _, count in windows]))
-            pieces.extend(piece for piece, _ in windows)
-        return pool_windows(self._run(pieces), owners)
+        return embed_windowed(items, self.windows, self._run)
 
 
 _LOADED: dict[tuple[str, float, int], OnnxEmbedder] = {}

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "TokenCounter",
     "HFTokenCounter",
+    "rust_tokenizer",
     "RegexTokenCounter",
     "get_token_counter",
     "default_model_path",
@@ -126,6 +127,12 @@ def _load_rust(folder: Path) -> tuple[Tokenizer, int, int]:
     if not limits:
         raise ConfigurationError(f"{folder} declares no input limit (model_max_length / max_seq_length)")
     return backend, min(limits), special
+
+
+def rust_tokenizer(path: str | Path) -> Tokenizer:
+    """The model folder's Rust tokenizer, no truncation or padding, loaded once per process (shared
+    by the token counter and the ONNX embedder; ``encode`` is thread-safe)."""
+    return _load(str(Path(path).resolve()))[0]
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
