@@ -7,7 +7,9 @@ path depth, a validated small int (Cypher accepts no parameter for variable-leng
 LadybugDB needs a declared schema: one ``Entity`` node table (``type`` property) and one ``FACT`` rel
 table whose ``type`` property holds the relation. Neo4j gets ``:Entity:<Type>`` nodes and real
 relationship types. The facts returned are the same. Notes measured on ladybug 0.22 (DESIGN.md): nodes are
-merged first and relationships then ``MATCH … MERGE``d, and variable-length paths are written ``TRAIL``.
+merged first and relationships then ``MATCH … MERGE``d, and the neighbourhood of the question's
+entities is walked one hop per query (``LADYBUG_FACTS_AROUND``): a variable-length ``TRAIL`` query
+enumerates every trail and blew up around hub entities.
 """
 
 from __future__ import annotations
@@ -115,17 +117,6 @@ LADYBUG_PAPER_COUNTS: dict[str, str] = {
     "mentions": f"MATCH (:{CHUNK_LABEL})-[m:{MENTIONS}]->(:{ENTITY_LABEL}) WHERE m.paper_id = $paper_id "
     "RETURN count(m) AS n",
 }
-
-
-def ladybug_subgraph_ids(depth: int) -> str:
-    """Triple ids on trails of 1..depth facts from the start entities, never passing through a leaf type."""
-    d = check_depth(depth)
-    return (
-        f"MATCH (s:{ENTITY_LABEL}) WHERE s.name IN $names "
-        f"MATCH p = (s)-[:{LADYBUG_FACT_TABLE}* TRAIL 1..{d} (r, n | WHERE NOT n.type IN $leaf_types)]"
-        f"-(:{ENTITY_LABEL}) "
-        "UNWIND rels(p) AS r RETURN DISTINCT r.triple_id AS triple_id"
-    )
 
 
 LADYBUG_FACTS_AROUND = (

@@ -55,15 +55,19 @@ class LadybugGraphStore(GraphStore):
 
     # -- connection handling --
 
-    def _open(self) -> Any:
+    def _connect(self) -> tuple[Any, Any]:
+        """A new (database, connection) pair on the file."""
         import ladybug
 
+        try:
+            database = ladybug.Database(str(self.path), read_only=self.read_only)
+            return database, ladybug.Connection(database)
+        except RuntimeError as exc:
+            raise StoreError(f"cannot open graph database {self.path}: {exc}; {REBUILD_HINT}") from exc
+
+    def _open(self) -> Any:
         if self._conn is None:
-            try:
-                self._db = ladybug.Database(str(self.path), read_only=self.read_only)
-                self._conn = ladybug.Connection(self._db)
-            except RuntimeError as exc:
-                raise StoreError(f"cannot open graph database {self.path}: {exc}; {REBUILD_HINT}") from exc
+            self._db, self._conn = self._connect()
         return self._conn
 
     @contextlib.contextmanager
@@ -71,13 +75,7 @@ class LadybugGraphStore(GraphStore):
         """A read on a database handle of its own, opened for this read and closed after it: it sees
         the last committed writes, and server threads never share a connection (LadybugDB
         connections are not made for concurrent use)."""
-        import ladybug
-
-        try:
-            database = ladybug.Database(str(self.path), read_only=self.read_only)
-            connection = ladybug.Connection(database)
-        except RuntimeError as exc:
-            raise StoreError(f"cannot open graph database {self.path}: {exc}; {REBUILD_HINT}") from exc
+        database, connection = self._connect()
         try:
             yield connection
         finally:
@@ -212,8 +210,8 @@ class LadybugGraphStore(GraphStore):
         """Ids of the facts on trails of 1..``depth`` facts from ``names`` that pass through no leaf
         type, found hop by hop: each hop is one query over the facts around the frontier.
 
-        Why not one variable-length path query (``cypher.ladybug_subgraph_ids``, which asks for the
-        same facts): it enumerates every trail, and around hub entities (U, Th, He in a
+        Why not one variable-length ``TRAIL 1..depth`` path query, which asks for the same facts
+        (and was used before): it enumerates every trail, and around hub entities (U, Th, He in a
         geochronology paper) that took 23–29 s and 14 GB of memory for one question on the
         17-paper corpus. A fact lies on such a trail exactly when one of its ends is reached within
         ``depth - 1`` hops through non-leaf entities, so a breadth-first walk finds the same set in
