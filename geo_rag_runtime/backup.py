@@ -22,6 +22,7 @@ import io
 import json
 import tarfile
 import time
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +153,15 @@ def restore(settings: Settings, archive_path: Path, say: Any = print) -> dict[st
             if embeddings.shape[0] != len(chunks):
                 raise StoreError(f"the backup holds {len(chunks)} chunks but {embeddings.shape[0]} vectors")
             row_of = {c.chunk_id: i for i, c in enumerate(chunks)}
+            chunks_of: dict[str, list[Chunk]] = defaultdict(list)
+            for chunk in chunks:
+                chunks_of[chunk.paper_id].append(chunk)
+            triples_of: dict[str, list[Triple]] = defaultdict(list)
+            for triple in triples:
+                triples_of[triple.paper_id].append(triple)
+            rows_of: dict[str, list[Measurement]] = defaultdict(list)
+            for row in rows:
+                rows_of[row.paper_id].append(row)
             sparse = open_keyword_index(settings)
             graph = open_graph(settings)
             try:
@@ -161,14 +171,11 @@ def restore(settings: Settings, archive_path: Path, say: Any = print) -> dict[st
                         k: v for k, v in document.items() if k not in Paper.model_fields and k != "updated_at"
                     }
                     paper = Paper.model_validate(fields)
-                    own = [c for c in chunks if c.paper_id == paper.paper_id]
-                    facts = [t for t in triples if t.paper_id == paper.paper_id]
+                    own, facts = chunks_of[paper.paper_id], triples_of[paper.paper_id]
                     store.upsert_paper(paper, **extra)
                     store.replace_chunks(paper.paper_id, own)
                     store.replace_triples(paper.paper_id, facts)
-                    store.replace_measurements(
-                        paper.paper_id, [m for m in rows if m.paper_id == paper.paper_id]
-                    )
+                    store.replace_measurements(paper.paper_id, rows_of[paper.paper_id])
                     if own:
                         vectors.upsert_chunks(
                             own, embeddings[[row_of[c.chunk_id] for c in own]], manifest["embedder"]
