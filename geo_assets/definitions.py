@@ -21,6 +21,7 @@ PER_PAPER_ASSETS = [
     graph.triples,
     graph.knowledge_graph,
     measurements.measurements,
+    ingest.published_paper,
 ]
 SOURCE_ASSETS = [ingest.raw_pdf]
 CORPUS_ASSETS: list[dg.AssetsDefinition] = [queries.synthetic_queries, queries.query_classifier]
@@ -33,7 +34,7 @@ ingest_paper_job = dg.define_asset_job(
     selection=dg.AssetSelection.assets(*PER_PAPER_ASSETS),
     partitions_def=papers_partitions,
     description="Everything for one paper: TEI, JSON, cleaned text, chunks, embeddings, triples, graph, "
-    "measurements.",
+    "measurements, published.",
 )
 
 evaluation_job = dg.define_asset_job(

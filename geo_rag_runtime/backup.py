@@ -32,6 +32,7 @@ from geo_rag_runtime.errors import StoreError
 from geo_rag_runtime.home_lock import home_lock
 from geo_rag_runtime.models import Chunk, Measurement, Paper, Triple
 from geo_rag_runtime.settings import Settings
+from geo_rag_runtime.stores import publication
 
 __all__ = ["FORMAT", "backup", "restore"]
 
@@ -87,6 +88,8 @@ def backup(settings: Settings, out: Path, say: Any = print) -> dict[str, Any]:
                 "sources": len(sources),
             },
             "embedder": identity,
+            # papers an ingest left half-written (killed, or failed part-way): hidden after restore too
+            "building": sorted(publication.building_papers(settings.home_dir)),
         }
         buffer = io.BytesIO()
         np.save(buffer, embeddings.astype(np.float32), allow_pickle=False)
@@ -152,6 +155,8 @@ def restore(settings: Settings, archive_path: Path, say: Any = print) -> dict[st
             embeddings = np.load(io.BytesIO(_read(archive, "vectors.npy")), allow_pickle=False)
             if embeddings.shape[0] != len(chunks):
                 raise StoreError(f"the backup holds {len(chunks)} chunks but {embeddings.shape[0]} vectors")
+            for paper_id in manifest.get("building", []):
+                publication.mark_building(settings.home_dir, str(paper_id), "restored half-written")
             row_of = {c.chunk_id: i for i, c in enumerate(chunks)}
             chunks_of: dict[str, list[Chunk]] = defaultdict(list)
             for chunk in chunks:

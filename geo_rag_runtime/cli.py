@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from geo_rag_runtime.dagster_env import OFFLINE_FLAGS, dagster_environment
 from geo_rag_runtime.settings import Settings, get_settings
+from geo_rag_runtime.stores import publication
 from geo_rag_runtime.stores.opening import store_counts
 
 if TYPE_CHECKING:
@@ -41,6 +42,8 @@ def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
         "home": str(settings.home_dir),
         "papers_folder": str(settings.papers),
         "stores": store_counts(settings),
+        # papers an ingest is rewriting, or whose rebuild failed: questions leave them out
+        "building": publication.building_papers(settings.home_dir),
     }
     proc = _run_dagster_command(settings, "versions", capture=True)
     try:
@@ -58,6 +61,11 @@ def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
     print(f"papers folder: {report['papers_folder']}")
     for name, value in report["stores"].items():
         print(f"{name}: " + ", ".join(f"{k}={v}" for k, v in value.items()))
+    for paper_id, record in report["building"].items():
+        print(
+            f"building (hidden from questions until its ingest completes): {paper_id} since "
+            f"{record.get('since', '?')}, run {record.get('run_id', '?')[:8]}"
+        )
     print("assets (materialized partitions, latest data version):")
     assets = report["assets"]
     if "error" in assets:

@@ -33,7 +33,7 @@ from geo_rag_runtime.query.pipeline import MAX_TOP_K, STAGES, Mode, Resources, a
 from geo_rag_runtime.query.relevance import RelevanceScorer
 from geo_rag_runtime.query.tools import RetrievalTools
 from geo_rag_runtime.settings import Settings, get_settings
-from geo_rag_runtime.stores import opening
+from geo_rag_runtime.stores import opening, publication
 
 __all__ = ["RagService", "MAX_TOP_K", "STAGES"]
 
@@ -234,6 +234,7 @@ class RagService:
             recognize=recognize,
             llm=self.llm(),
             measurements=_OnFirstUse(self.measurements, lambda: self.error("measurements")),
+            hidden_papers=frozenset(publication.building_papers(self.settings.home_dir)),
         )
 
     def warm_up(self) -> dict[str, Any]:
@@ -283,6 +284,8 @@ class RagService:
             if llm is not None
             else {"available": False, "generator": ExtractiveGenerator.name}
         )
+        # papers an ingest is rewriting (or whose rebuild failed): questions leave them out
+        report["building"] = sorted(publication.building_papers(self.settings.home_dir))
         if not report["vectors"]["available"]:
             status = "unavailable"
         elif all(report[k]["available"] for k in ("keyword_index", "graph", "classifier")):

@@ -20,6 +20,7 @@ from geo_assets.resources import DocumentStoreResource, EmbedderResource, GeoRag
 from geo_rag_runtime import contract
 from geo_rag_runtime.errors import GeoRagError
 from geo_rag_runtime.models import CleanedPaper, Paper
+from geo_rag_runtime.stores import publication
 
 
 def _fail(source: str, exc: Exception) -> dg.Failure:
@@ -232,6 +233,8 @@ def chunks(
     made = chunk_paper(
         cleaned_text, counter, max_tokens=settings.chunk_tokens, overlap=settings.chunk_overlap
     )
+    # from here until published_paper the paper's stores change: questions leave it out
+    publication.mark_building(settings.home_dir, cleaned_text.paper_id, context.run_id)
     with documents.open() as store:
         written = store.replace_chunks(cleaned_text.paper_id, made)
         store.set_paper_fields(cleaned_text.paper_id, status="chunked", chunk_count=len(made))
@@ -255,5 +258,39 @@ def chunks(
             "tokenizer": counter.name,
             "mean_tokens": round(sum(c.token_count for c in made) / max(len(made), 1), 1),
             "stale_deleted": written["deleted_stale"],
+        },
+    )
+
+
+@dg.asset(
+    partitions_def=papers_partitions,
+    group_name="ingest",
+    kinds={"mongodb"},
+    code_version="published-1",
+    pool="docstore",
+    description="The paper is complete in every store (vectors and keyword index, graph, measurement "
+    "rows): questions may use it. `chunks` marks a paper building before it rewrites anything and "
+    "questions leave building papers out, so a question asked during an ingest is answered from the "
+    "papers last completed; a paper whose rebuild fails stays hidden until a rerun succeeds.",
+)
+def published_paper(
+    context: dg.AssetExecutionContext,
+    chunk_embeddings: dict[str, Any],
+    knowledge_graph: dict[str, Any],
+    measurements: dict[str, Any],
+    geo: GeoRagResource,
+    documents: DocumentStoreResource,
+):
+    paper_id = str(chunk_embeddings["paper_id"])
+    with documents.open() as store:
+        store.set_paper_fields(paper_id, status="published")
+    publication.mark_published(geo.settings().home_dir, paper_id)
+    context.log.info(f"{paper_id}: published")
+    return dg.Output(
+        {"paper_id": paper_id},
+        metadata={
+            "vectors": chunk_embeddings.get("vectors", 0),
+            "facts": knowledge_graph.get("facts", 0),
+            "measurements": measurements.get("measurements", 0),
         },
     )

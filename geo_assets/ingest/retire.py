@@ -3,7 +3,7 @@
 from typing import Any
 
 from geo_rag_runtime.settings import Settings
-from geo_rag_runtime.stores import opening
+from geo_rag_runtime.stores import opening, publication
 from geo_rag_runtime.stores.protocols import DocumentRepository
 
 
@@ -19,6 +19,7 @@ def retire_paper(settings: Settings, store: DocumentRepository, partition_key: s
     if doc is not None:
         paper_id = doc["paper_id"]
         removed["paper_id"] = paper_id
+        publication.mark_building(settings.home_dir, paper_id, "retire")  # questions stop using it now
         removed["vectors"] = opening.open_vectors(settings).delete_paper(paper_id)
         removed["sparse"] = opening.open_keyword_index(settings).delete_paper(paper_id)
         graph = opening.open_graph(settings)
@@ -27,5 +28,6 @@ def retire_paper(settings: Settings, store: DocumentRepository, partition_key: s
         finally:
             graph.close()
         removed["documents"] = store.delete_paper(paper_id)
+        publication.mark_published(settings.home_dir, paper_id)  # gone from every store
     registry.unregister(store, partition_key)
     return removed

@@ -122,6 +122,8 @@ def graph_neighbours(entity_names: Sequence[str], tools: RetrievalTools, limit: 
     asked = {name.casefold() for name in entity_names}
     counts: Counter[str] = Counter()
     for fact in facts:
+        if tools.only_hidden(fact.provenance):
+            continue
         for name in fact_entities(fact):
             if name.casefold() not in asked:
                 counts[name] += 1

@@ -37,7 +37,7 @@ def graph_facts(
     except (GeoRagError, RuntimeError, ValueError, OSError) as exc:
         notes.append(f"graph retrieval failed ({type(exc).__name__}: {exc}): answered from passages only")
         return []
-    return _with_sources(list(facts), tools)
+    return _with_sources(tools.visible_facts(facts), tools)
 
 
 def _with_sources(facts: list[RetrievedItem], tools: RetrievalTools) -> list[RetrievedItem]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,8 @@ class RetrievalTools:
     recognize: Callable[[str], Sequence[Any]] | None = None
     llm: ChatModel | None = None
     measurements: MeasurementReader | None = None  # reported values (the document store, read-only)
+    # papers an ingest is rewriting (stores.publication): no passage, fact or value of theirs is used
+    hidden_papers: frozenset[str] = frozenset()
 
     def step_llm(self, step: str) -> ChatModel | None:
         """The LLM for one retrieval step (rephrase, expand, compress, choose) when ``llm_steps`` turns
@@ -54,7 +56,7 @@ class RetrievalTools:
             top_k=top_k,
             max_question_chars=self.settings.max_question_chars,
         )
-        return retriever.retrieve(search_text, prepared=True)
+        return retriever.retrieve(search_text, prepared=True, filters=self._visible())
 
     def dense_many(self, texts: Sequence[str], top_k: int) -> list[list[RetrievedItem]]:
         """Dense hits of several texts (rephrasings), their vectors computed in one batch."""
@@ -73,4 +75,33 @@ class RetrievalTools:
         retriever = KeywordRetriever(
             self.sparse, top_k=top_k, max_question_chars=self.settings.max_question_chars
         )
-        return retriever.retrieve(text)
+        return retriever.retrieve(text, filters=self._visible())
+
+    def _visible(self) -> dict[str, Any] | None:
+        """The filter that leaves out the papers being rebuilt (None: every paper is complete)."""
+        return {"paper_id": {"$nin": sorted(self.hidden_papers)}} if self.hidden_papers else None
+
+    def visible_facts(self, facts: Sequence[RetrievedItem]) -> list[RetrievedItem]:
+        """Graph facts without the provenance of papers being rebuilt; a fact that only they
+        support goes."""
+        if not self.hidden_papers:
+            return list(facts)
+        out = []
+        for fact in facts:
+            kept = [p for p in fact.provenance if str(p.get("paper_id", "")) not in self.hidden_papers]
+            if len(kept) == len(fact.provenance):
+                out.append(fact)
+            elif kept:
+                first = kept[0]
+                update = {
+                    "provenance": kept,
+                    "paper_id": first.get("paper_id"),
+                    "chunk_id": first.get("chunk_id"),
+                }
+                out.append(fact.model_copy(update=update))
+        return out
+
+    def only_hidden(self, provenance: Sequence[Mapping[str, Any]]) -> bool:
+        """Whether every paper that states something is being rebuilt (then it is not used)."""
+        papers = {str(p.get("paper_id", "")) for p in provenance}
+        return bool(self.hidden_papers) and bool(papers) and papers <= self.hidden_papers

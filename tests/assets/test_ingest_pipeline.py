@@ -54,6 +54,7 @@ def ingested(tmp_path_factory: pytest.TempPathFactory, sample_papers: Path) -> I
         from geo_assets.cli.commands import asset_versions, ingest
         from geo_rag_runtime.cli import store_counts
         from geo_rag_runtime.settings import get_settings
+        from geo_rag_runtime.stores import publication
 
         out, err = io.StringIO(), io.StringIO()
         code = ingest([str(papers)], progress=False, out=out, err=err)
@@ -64,6 +65,7 @@ def ingested(tmp_path_factory: pytest.TempPathFactory, sample_papers: Path) -> I
             "papers": papers,
             "counts": store_counts(get_settings()),
             "versions": asset_versions(),
+            "building": publication.building_papers(get_settings().home_dir),
         }
 
 
@@ -193,6 +195,8 @@ def test_real_paper_reaches_every_store(ingested: dict) -> None:
     assert counts["keyword_index"]["chunks"] == docs["chunks"], counts
     assert counts["graph"]["papers"] == 1 and counts["graph"]["facts"] > 0, counts
     assert counts["classifier"]["test_macro_f1"] >= 0.85, counts
+    # published: no paper is left hidden from questions (the bad files never reached `chunks`)
+    assert ingested["building"] == {}
 
 
 def test_lineage_and_versions_recorded_in_dagster(ingested: dict) -> None:
@@ -205,6 +209,7 @@ def test_lineage_and_versions_recorded_in_dagster(ingested: dict) -> None:
         "chunk_embeddings",
         "triples",
         "knowledge_graph",
+        "published_paper",
     ):
         assert REAL in versions[asset], asset
         assert versions[asset][REAL]["code_version"] and versions[asset][REAL]["data_version"]

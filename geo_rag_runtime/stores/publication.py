@@ -1,0 +1,64 @@
+"""Which papers questions may use: none that an ingest is rewriting.
+
+A paper's stores are rewritten one stage at a time (chunks, then vectors and keyword index, graph,
+measurement rows). From the moment the ``chunks`` stage starts rewriting a paper until the
+``published_paper`` stage has seen every store hold it, the paper is *building*: questions leave it
+out, so a question asked during an ingest is answered from the papers last completed, never from
+half a paper. A paper whose rebuild fails stays hidden until a rerun succeeds (``geo-rag status``
+lists it).
+
+Why one marker file per paper under ``GEO_RAG_HOME/building`` and not a document-store collection:
+every question reads the set, and opening the document store costs ~0.9 s of a cold ``geo-rag ask``
+(pymongo, litemongo) where listing one small folder costs microseconds. The home is shared by ingest
+and serving in every deployment (the keyword index lives there too), so both see the markers.
+Creating (write, then rename) or removing one file is atomic, so no lock is needed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+
+__all__ = ["BUILDING_DIR", "building_papers", "mark_building", "mark_published"]
+
+BUILDING_DIR = "building"
+_SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,99}")
+
+
+def _marker(home: Path, paper_id: str) -> Path:
+    """The marker's path; an id that is not a plain file name is hashed (ids are ``p<hex>``)."""
+    name = paper_id if _SAFE.fullmatch(paper_id) else "h" + hashlib.sha256(paper_id.encode()).hexdigest()[:32]
+    return home / BUILDING_DIR / f"{name}.json"
+
+
+def mark_building(home: Path, paper_id: str, run_id: str = "") -> None:
+    """Hide ``paper_id`` from questions until :func:`mark_published`."""
+    path = _marker(home, paper_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    record = {"paper_id": paper_id, "run_id": run_id, "since": dt.datetime.now(dt.UTC).isoformat()}
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(json.dumps(record), encoding="utf-8")
+    os.replace(partial, path)
+
+
+def mark_published(home: Path, paper_id: str) -> None:
+    """Every store holds ``paper_id`` completely: questions may use it (again)."""
+    _marker(home, paper_id).unlink(missing_ok=True)
+
+
+def building_papers(home: Path) -> dict[str, dict[str, str]]:
+    """The papers being (re)built, by id, with the run that started and when."""
+    folder = home / BUILDING_DIR
+    if not folder.is_dir():
+        return {}
+    found: dict[str, dict[str, str]] = {}
+    for path in folder.glob("*.json"):
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):  # removed meanwhile: published
+            record = json.loads(path.read_text(encoding="utf-8"))
+            found[str(record["paper_id"])] = {k: str(v) for k, v in record.items()}
+    return found
