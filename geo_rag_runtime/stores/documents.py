@@ -26,7 +26,7 @@ from typing import Any
 from filelock import FileLock
 
 from geo_rag_runtime import contract
-from geo_rag_runtime.errors import StoreError
+from geo_rag_runtime.errors import REBUILD_HINT, StoreError
 from geo_rag_runtime.models import Chunk, Measurement, Paper, Triple
 from geo_rag_runtime.settings import Settings
 
@@ -294,6 +294,26 @@ def _strip_id(doc: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in doc.items() if k != "_id"}
 
 
+def _check_files(database: Path) -> None:
+    """Read the first page of each embedded collection file (a fraction of a millisecond each).
+
+    litemongo opens its SQLite files lazily and a damaged one surfaces later as sqlite3's bare
+    "file is not a database", naming neither the file nor the fix; a crash or a full disk mid-write
+    is caught here instead, with both."""
+    import sqlite3
+
+    if not database.is_dir():
+        return
+    for path in sorted(database.iterdir()):
+        if not path.is_file() or path.name.endswith(("-wal", "-shm", "-journal")):
+            continue
+        try:
+            with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)) as db:
+                db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"unreadable document store file {path}: {exc}; {REBUILD_HINT}") from exc
+
+
 def open_document_store(settings: Settings, *, read_only: bool = False) -> DocumentStore:
     """Connect to MongoDB when ``MONGODB_URI`` is set, else to the embedded litemongo store.
 
@@ -312,6 +332,7 @@ def open_document_store(settings: Settings, *, read_only: bool = False) -> Docum
         import litemongo
 
         folder = settings.path("documents")
+        _check_files(folder / settings.mongodb_db)
         client = litemongo.connect(str(folder))
         store = DocumentStore(
             client[settings.mongodb_db], lock_path=folder / "documents.lock", backend="litemongo"

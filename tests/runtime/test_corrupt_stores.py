@@ -65,3 +65,22 @@ def test_corrupt_vector_store_is_a_clear_error_naming_the_fix(
     with pytest.raises(StoreError) as caught:
         RagService(settings).ask(QUESTION)
     assert "vector store" in str(caught.value) and FIX in str(caught.value)
+
+
+def test_corrupt_document_store_file_keeps_the_passages_and_names_the_file_and_fix(
+    knowledge_base: KnowledgeBase, tmp_path: Path
+) -> None:
+    from geo_rag_runtime.service import RagService
+    from geo_rag_runtime.stores.opening import store_counts
+
+    settings = knowledge_base.copy_without(tmp_path / "home")
+    (rows_file,) = (settings.home / "documents").rglob("measurements")
+    _garble(rows_file)
+    answer = RagService(settings).ask(
+        "What eruption ages are reported from the zircon ages?", category="explicit_fact"
+    )
+    assert answer.contexts["VectorRAG_Context"] and answer.citations  # the passages still answer
+    (note,) = [n for n in answer.notes if n.startswith("reported values unavailable")]
+    assert str(rows_file) in note and FIX in note
+    status = store_counts(settings)["documents"]["error"]  # what `geo-rag status` prints
+    assert str(rows_file) in status and FIX in status
