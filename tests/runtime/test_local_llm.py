@@ -105,7 +105,9 @@ def test_the_local_model_judges_faithfulness(
     knowledge_base: KnowledgeBase, server: local_llm.ServerState, tmp_path: Path
 ) -> None:
     """With no judge configured, the running local server judges (RAGAS Faithfulness, real model):
-    an answer that adds a claim its context does not hold scores below the one that does not."""
+    an answer with one claim its context holds and one it does not scores strictly between 0 and 1
+    — a judge that accepts everything gives 1, one that rejects everything 0. One answer, not a
+    faithful/unfaithful pair: each judged answer costs ~35 s of the real model here."""
     from geo_assets.evaluation.metric_specs import EvalSample
     from geo_assets.evaluation.metric_suite import MetricSuite
     from geo_assets.evaluation.ragas_adapters import build_judge_llm, resolve_judge
@@ -125,15 +127,14 @@ def test_the_local_model_judges_faithfulness(
             context, (), "A = Na2O + K2O, F = FeOT, M = MgO.", (), (),
         )  # fmt: skip
 
-    faithful = answer("q1", "A stands for Na2O + K2O, F for FeOT and M for MgO.")
-    invented = answer("q2", "A stands for Na2O + K2O. The diagram was drawn first on the Moon in 1850.")
-    values = MetricSuite(
+    half = answer("q1", "A stands for Na2O + K2O. The diagram was drawn first on the Moon in 1850.")
+    (row,) = MetricSuite(
         judge_llm=llm, judged_metrics=frozenset({"faithfulness"}), judge_concurrency=1
-    ).score([faithful, invented])
-    scores = [next(v for v in row if v.metric == "faithfulness") for row in values]
-    assert all(v.status == "ok" for v in scores), [v.reason for v in scores]
-    assert scores[1].value < 1.0 and scores[0].value > scores[1].value
-    assert caching.misses >= 2
+    ).score([half])
+    score = next(v for v in row if v.metric == "faithfulness")
+    assert score.status == "ok", score.reason
+    assert 0.0 < score.value < 1.0, score
+    assert caching.misses >= 2  # statements, then verdicts: two real calls
 
 
 def test_a_timeout_falls_back_to_the_extractive_answer(
