@@ -108,3 +108,15 @@ def test_display_names() -> None:
     assert display_name("87Sr/86Sr") == "87Sr/86Sr"
     assert display_name("εNd") == "εNd"
     assert display_name("MORB") == "MORB"
+
+
+def test_vocabulary_truisms_never_reach_the_context(store: LadybugGraphStore) -> None:
+    """The text's 87Sr/86Sr sentence puts "87Sr/86Sr RATIO_OF Sr" (and 87Sr ISOTOPE_OF Sr) in the
+    graph: true whatever the paper says, so retrieval walks through them but never returns them;
+    what the sentence says about the basalts stays."""
+    assert {"RATIO_OF", "ISOTOPE_OF"} & {f.relation for f in store.subgraph(["87Sr/86Sr", "Sr"], 2, 200)}
+    texts = [
+        item.text for item in GraphRetriever(store).retrieve("What do the 87Sr/86Sr ratios of Sr indicate?")
+    ]
+    assert texts and not [t for t in texts if any(r in t for r in ("RATIO_OF", "ISOTOPE_OF", "OXIDE_OF"))]
+    assert any("INDICATES" in t or "MEASURED_IN" in t for t in texts), texts
