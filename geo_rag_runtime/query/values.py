@@ -65,7 +65,8 @@ def row_text(row: Measurement) -> str:
             value += f" ± {row.uncertainty:g}"
         if row.uncertainty_level and row.uncertainty_level not in value:
             value += f" ({row.uncertainty_level})"
-    parts = [f"{row.analyte} = {value} {row.unit}".rstrip()]
+    unit = "" if row.unit and value.endswith(row.unit) else row.unit  # printed "800 Ma" has it already
+    parts = [f"{row.analyte} = {value} {unit}".rstrip()]
     parts += [p for p in (f"sample {row.sample}" if row.sample else "", row.material, row.method) if p]
     if row.source_type == "table":
         where = f"{row.table_label or 'table'}, row {row.row!r}, column {row.column!r}"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from geo_rag_runtime.models import Entity
+from geo_rag_runtime.models import Entity, Measurement
 from geo_rag_runtime.query.question import Question
-from geo_rag_runtime.query.values import question_analytes
+from geo_rag_runtime.query.values import question_analytes, row_text
 from tests.runtime.knowledge_base import KnowledgeBase
 
 KNOWN = ["age", "87Sr/86Sr", "(La/Yb)N", "SiO2", "Tp", "T", "MSWD"]
@@ -65,3 +65,19 @@ def test_values_only_for_explicit_facts_that_name_an_analyte_and_only_in_hybrid(
     )
     assert values(service.ask(ages, mode="baseline", category="explicit_fact")) == []
     assert values(service.ask(ages, mode="hybrid", category="implicit_reasoning")) == []
+
+
+def test_a_row_reads_as_printed_with_its_unit_once() -> None:
+    def row(**fields: Any) -> Measurement:
+        base = {"measurement_id": "m", "paper_id": "p", "source_file": "p.pdf", "source_type": "text"}
+        return Measurement(**{**base, **fields})
+
+    # the printed group already carries its unit ("t = 800 Ma"): no "800 Ma Ma"
+    assert row_text(row(analyte="age", value=800.0, unit="Ma", printed="800 Ma")).startswith(
+        "age = 800 Ma — "
+    )
+    ratio = row(analyte="87Sr/86Sr", value=0.7035, uncertainty=2e-05, uncertainty_level="2σ", unit="ratio")
+    assert row_text(ratio).startswith("87Sr/86Sr = 0.7035 ± 2e-05 (2σ) ratio — ")
+    assert row_text(row(analyte="SiO2", value=52.1, unit="wt.%", printed="52.1")).startswith(
+        "SiO2 = 52.1 wt.%"
+    )
