@@ -14,7 +14,9 @@ so the classifier's mistakes do not blur the retrieval comparison):
   come from, ranked by how many facts point at them (one hop of HippoRAG's entity–chunk walk);
 * ``+compression@budget``: ``rrf_hybrid`` top k through sentence-relevance compression;
 * ``baseline``: BaselineRAG as a user gets it (``ask(mode="baseline")``: its context's chunks);
-* ``hybrid``: HybridRAG's routed strategy, refinement and context, as a user gets it.
+* ``hybrid``: HybridRAG's routed strategy, refinement and context, as a user gets it;
+* with ``--all-routes``, ``route <type>``: every question through each of the four routes (forced),
+  whatever its type — which route is safest when the router is unsure or wrong.
 
 A chunk holds a reference passage when the evaluation's partial-ratio match says so. Prints one table
 (method × type, evidence recall@k / hit@k) and the seconds per question. Numbers are measured, not
@@ -37,6 +39,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--dataset", default="corpus")
     parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--all-routes", action="store_true", help="also every question through every route")
     args = parser.parse_args(argv)
 
     from geo_assets.evaluation.answering import contexts_of
@@ -100,6 +103,11 @@ def main(argv: list[str]) -> int:
             answer = service.ask(q.question, mode=mode, category=q.query_type)
             chunks = [c["text"] for c in contexts_of(answer)[0]]
             record(mode, q.query_type, passages, chunks, started)
+        for route in QUERY_TYPES if args.all_routes else ():
+            started = time.perf_counter()
+            answer = service.ask(q.question, mode="hybrid", category=route)
+            chunks = [c["text"] for c in contexts_of(answer)[0]]
+            record(f"route {route.split('_')[0][:8]}", q.query_type, passages, chunks, started)
         if number % 20 == 0:
             print(f"{number}/{len(questions)}", file=sys.stderr, flush=True)
 
