@@ -164,8 +164,7 @@ def test_sample_papers_from_pdf(sample_papers: Path, counter: HFTokenCounter) ->
         assert _uncovered(cleaned, chunks) == []
         report.append((pdf.name, len(chunks), elapsed))
     print("\n".join(f"{name}: {n} chunks in {t * 1000:.0f} ms" for name, n, t in report))
-    assert all(n >= 5 for _, n, _ in report)
-    assert sum(t for *_, t in report) < 10
+    assert all(n >= 5 for _, n, _ in report)  # speed is measured by scripts/bench_text.py, not here
 
 
 def test_regex_counter_works_too(grobid_samples: Path) -> None:
