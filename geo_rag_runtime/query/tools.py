@@ -88,7 +88,7 @@ class RetrievalTools:
             return list(facts)
         out = []
         for fact in facts:
-            kept = [p for p in fact.provenance if str(p.get("paper_id", "")) not in self.hidden_papers]
+            kept = self._visible_provenance(fact.provenance)
             if len(kept) == len(fact.provenance):
                 out.append(fact)
             elif kept:
@@ -103,5 +103,8 @@ class RetrievalTools:
 
     def only_hidden(self, provenance: Sequence[Mapping[str, Any]]) -> bool:
         """Whether every paper that states something is being rebuilt (then it is not used)."""
-        papers = {str(p.get("paper_id", "")) for p in provenance}
-        return bool(self.hidden_papers) and bool(papers) and papers <= self.hidden_papers
+        return bool(provenance) and not self._visible_provenance(provenance)
+
+    def _visible_provenance(self, provenance: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+        """The provenance entries whose paper is not being rebuilt (the one rule both use)."""
+        return [p for p in provenance if str(p.get("paper_id", "")) not in self.hidden_papers]
