@@ -145,6 +145,16 @@ QUESTIONS: tuple[str, ...] = (
 )
 
 
+def offline_environment() -> None:
+    """No hub downloads and no telemetry in this process and the servers it starts (unless set)."""
+    for key, value in {
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "ANONYMIZED_TELEMETRY": "False",
+    }.items():
+        os.environ.setdefault(key, value)
+
+
 def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(np.asarray(values, dtype=float), q)) if values else float("nan")
 
@@ -338,12 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args(argv)
-    for key, value in {
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "ANONYMIZED_TELEMETRY": "False",
-    }.items():
-        os.environ.setdefault(key, value)
+    offline_environment()
     questions = [QUESTIONS[i % len(QUESTIONS)] for i in range(args.questions)]
     result: dict[str, Any] = {"service": run_service(questions, args.modes.split(","), args.cold_cache)}
     result["service"]["cold_cache"] = args.cold_cache

@@ -20,9 +20,9 @@ same run. Example:
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
-import os
 import resource
 import statistics
 import subprocess
@@ -39,8 +39,10 @@ REPO = Path(__file__).resolve().parents[1]
 LEVELS = (1, 4, 8, 16)
 
 
+@functools.cache
 def _bench_runtime() -> Any:
-    """scripts/bench_runtime.py (its HTTP load generator), imported from beside this file."""
+    """scripts/bench_runtime.py (its HTTP load generator and offline environment), imported once
+    from beside this file."""
     spec = importlib.util.spec_from_file_location("bench_runtime", REPO / "scripts" / "bench_runtime.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -148,12 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args(argv)
-    for key, value in {
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "ANONYMIZED_TELEMETRY": "False",
-    }.items():
-        os.environ.setdefault(key, value)
+    _bench_runtime().offline_environment()
     from geo_rag_runtime.service import RagService
     from geo_rag_runtime.settings import get_settings
 
