@@ -127,11 +127,11 @@ def reference_trails(triples: list[Triple], start: str, depth: int) -> set[str]:
     return found
 
 
-def test_subgraph_depths_match_reference(tmp_path: Path, papers: list[Any]) -> None:
-    store = LadybugGraphStore(tmp_path / "graph.lbug", keep_open=True)
-    for paper, chunks, triples in papers:
-        store.load(paper, chunks, triples)
-    triples = [t for _, _, ts in papers for t in ts]
+def assert_subgraph_contract(store: Any, triples: list[Triple]) -> None:
+    """What every graph backend's ``subgraph`` must do with the loaded ``triples`` (LadybugDB here,
+    a Bolt server in tests/stores): the facts of the trails of ≤ depth hops, each with the provenance
+    of the triples that state it, nearest first, within the limit, and a bounded depth."""
+    by_id = {t.triple_id: t for t in triples}
     grew = []
     for start in ("zircon", "U–Pb", "Nd", "basalt", "εNd", "SiO2", "crustal contamination"):
         one = store.subgraph([start], 1, 10_000)
@@ -143,16 +143,32 @@ def test_subgraph_depths_match_reference(tmp_path: Path, papers: list[Any]) -> N
         assert ids1 <= ids2 and all(start in (f.head, f.tail) for f in one)
         if ids1 < ids2:
             grew.append(start)
+        for fact in two:  # every fact carries the provenance of the triples that state it
+            for prov in fact.provenance:
+                t = by_id[prov["triple_id"]]
+                assert (fact.head, fact.relation, fact.tail) == (t.head, t.relation, t.tail)
+                assert (prov["paper_id"], prov["chunk_id"], prov["sentence"]) == (
+                    t.paper_id,
+                    t.chunk_id,
+                    t.sentence,
+                )
+                assert prov["extractor"] == t.extractor and prov["confidence"] == pytest.approx(t.confidence)
     assert grew  # depth 2 reaches past the first hop somewhere
     two = store.subgraph(["zircon", "εNd"], 2, 10_000)
-    names = ("zircon", "εNd")
-    # nearest first, then by confidence
-    hops = [0 if {f.head, f.tail} & set(names) else 1 for f in two]
-    assert hops == sorted(hops)
+    hops = [0 if {f.head, f.tail} & {"zircon", "εNd"} else 1 for f in two]
+    assert hops == sorted(hops)  # nearest first, then by confidence
     assert len(store.subgraph(["zircon"], 2, 3)) <= 3
     assert store.subgraph(["no such entity"], 2, 10) == []
+    assert store.subgraph(["zircon"], 2, 0) == []
     with pytest.raises(InputError):
         store.subgraph(["zircon"], 9, 10)
+
+
+def test_subgraph_depths_match_reference(tmp_path: Path, papers: list[Any]) -> None:
+    store = LadybugGraphStore(tmp_path / "graph.lbug", keep_open=True)
+    for paper, chunks, triples in papers:
+        store.load(paper, chunks, triples)
+    assert_subgraph_contract(store, [t for _, _, ts in papers for t in ts])
     store.close()
 
 

@@ -34,7 +34,7 @@ import pytest
 
 from geo_assets.graph.extraction import extract_triples
 from geo_rag_runtime import contract
-from geo_rag_runtime.errors import InputError, ServiceUnavailableError, StoreError
+from geo_rag_runtime.errors import ServiceUnavailableError, StoreError
 from geo_rag_runtime.models import Chunk, Measurement, Triple
 from geo_rag_runtime.settings import Settings
 from geo_rag_runtime.stores.documents import DocumentStore, open_document_store
@@ -43,10 +43,10 @@ from geo_rag_runtime.vocab import RELATIONS
 from tests.runtime.document_builders import make_chunks, make_paper, make_triple
 from tests.runtime.test_graph_store import (
     HOSTILE,
+    assert_subgraph_contract,
     expected_counts,
     hostile_triple,
     pdf_chunks,
-    reference_trails,
 )
 
 pytestmark = pytest.mark.slow  # starts two servers (about 5 s together)
@@ -672,38 +672,7 @@ def test_graph_load_reload_delete_count_for_count(graph: Neo4jGraphStore, papers
 def test_graph_subgraph_depths_match_reference(graph: Neo4jGraphStore, papers: list[Paper3]) -> None:
     for paper, chunks, triples in papers:
         graph.load(paper, chunks, triples)
-    triples = [t for _, _, ts in papers for t in ts]
-    by_id = {t.triple_id: t for t in triples}
-    grew = []
-    for start in ("zircon", "U–Pb", "Nd", "basalt", "εNd", "SiO2", "crustal contamination"):
-        one = graph.subgraph([start], 1, 10_000)
-        two = graph.subgraph([start], 2, 10_000)
-        ids1 = {p["triple_id"] for f in one for p in f.provenance}
-        ids2 = {p["triple_id"] for f in two for p in f.provenance}
-        assert ids1 == reference_trails(triples, start, 1), start
-        assert ids2 == reference_trails(triples, start, 2), start
-        assert ids1 <= ids2 and all(start in (f.head, f.tail) for f in one)
-        if ids1 < ids2:
-            grew.append(start)
-        for fact in two:  # every fact carries the provenance of the triples that state it
-            for prov in fact.provenance:
-                t = by_id[prov["triple_id"]]
-                assert (fact.head, fact.relation, fact.tail) == (t.head, t.relation, t.tail)
-                assert (prov["paper_id"], prov["chunk_id"], prov["sentence"]) == (
-                    t.paper_id,
-                    t.chunk_id,
-                    t.sentence,
-                )
-                assert prov["extractor"] == t.extractor and prov["confidence"] == pytest.approx(t.confidence)
-    assert grew  # depth 2 reaches past the first hop somewhere
-    two = graph.subgraph(["zircon", "εNd"], 2, 10_000)
-    hops = [0 if {f.head, f.tail} & {"zircon", "εNd"} else 1 for f in two]
-    assert hops == sorted(hops)  # nearest first
-    assert len(graph.subgraph(["zircon"], 2, 3)) <= 3
-    assert graph.subgraph(["no such entity"], 2, 10) == []
-    assert graph.subgraph(["zircon"], 2, 0) == []
-    with pytest.raises(InputError):
-        graph.subgraph(["zircon"], 9, 10)
+    assert_subgraph_contract(graph, [t for _, _, ts in papers for t in ts])
 
 
 def test_graph_hostile_names_stay_parameters(graph: Neo4jGraphStore, papers: list[Paper3]) -> None:
