@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -121,8 +122,10 @@ def test_paper_sha256_for_partition(geo_home: Path) -> None:
     store.close()
 
 
-def test_triple_entities(geo_home: Path) -> None:
-    store = open_document_store(get_settings())
+def assert_triple_entities_contract(store: Any) -> None:
+    """What every document backend does with a paper's triples (litemongo here, a MongoDB wire
+    server in tests/stores): entities streamed head then tail in store order, a smaller second set
+    replaces the first, deleting the paper leaves none."""
     store.replace_triples(
         "pa",
         [
@@ -136,8 +139,19 @@ def test_triple_entities(geo_home: Path) -> None:
         ("Rock", "basalt"),
         ("Element", "Hf"),
     ]
+    # a smaller second set: the triple no longer extracted goes
+    assert store.replace_triples("pa", [make_triple("t2", "basalt", "Rock", "Hf", "Element")]) == {
+        "upserted": 1,
+        "deleted_stale": 1,
+    }
+    assert [t.triple_id for t in store.triples_for_paper("pa")] == ["t2"]
     store.delete_paper("pa")
     assert list(store.triple_entities()) == []
+
+
+def test_triple_entities(geo_home: Path) -> None:
+    store = open_document_store(get_settings())
+    assert_triple_entities_contract(store)
     store.close()
 
 

@@ -41,6 +41,7 @@ from geo_rag_runtime.stores.documents import DocumentStore, open_document_store
 from geo_rag_runtime.stores.graph import Neo4jGraphStore, cypher, get_graph_store
 from geo_rag_runtime.vocab import RELATIONS
 from tests.runtime.document_builders import make_chunks, make_paper, make_triple
+from tests.runtime.test_documents import assert_triple_entities_contract
 from tests.runtime.test_graph_store import (
     HOSTILE,
     assert_subgraph_contract,
@@ -415,28 +416,7 @@ def test_documents_find_paper_by_partition_and_hash(docstore: DocumentStore) -> 
 
 
 def test_documents_triple_entities(docstore: DocumentStore) -> None:
-    store = docstore
-    store.replace_triples(
-        "pa",
-        [
-            make_triple("t1", "zircon", "Mineral", "Hf", "Element"),
-            make_triple("t2", "basalt", "Rock", "Hf", "Element"),
-        ],
-    )
-    assert list(store.triple_entities()) == [
-        ("Mineral", "zircon"),
-        ("Element", "Hf"),
-        ("Rock", "basalt"),
-        ("Element", "Hf"),
-    ]
-    # a smaller second set: the triple no longer extracted goes
-    assert store.replace_triples("pa", [make_triple("t2", "basalt", "Rock", "Hf", "Element")]) == {
-        "upserted": 1,
-        "deleted_stale": 1,
-    }
-    assert [t.triple_id for t in store.triples_for_paper("pa")] == ["t2"]
-    store.delete_paper("pa")
-    assert list(store.triple_entities()) == []
+    assert_triple_entities_contract(docstore)
 
 
 def test_documents_measurements_filters_and_bounds(docstore: DocumentStore) -> None:
