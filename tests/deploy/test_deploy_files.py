@@ -57,6 +57,13 @@ def load_yaml(path: Path) -> Any:
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
+def load_mapping(path: Path) -> dict[str, Any]:
+    """A YAML file whose top level must be a mapping (every deployment file here)."""
+    doc = load_yaml(path)
+    assert isinstance(doc, dict), f"{path}: top level is not a mapping"
+    return doc
+
+
 def read_env_file(path: Path) -> dict[str, str]:
     """KEY=VALUE lines of a Compose env file (comments and blank lines skipped)."""
     values: dict[str, str] = {}
@@ -170,9 +177,7 @@ def settings_env_names() -> set[str]:
 
 @pytest.fixture(scope="module")
 def compose() -> dict[str, Any]:
-    doc = load_yaml(COMPOSE)
-    assert isinstance(doc, dict)
-    return doc
+    return load_mapping(COMPOSE)
 
 
 @pytest.fixture(scope="module")
@@ -182,16 +187,12 @@ def env_example() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def dagster_yaml() -> dict[str, Any]:
-    doc = load_yaml(DAGSTER_YAML)
-    assert isinstance(doc, dict)
-    return doc
+    return load_mapping(DAGSTER_YAML)
 
 
 @pytest.fixture(scope="module")
 def helm_values() -> dict[str, Any]:
-    doc = load_yaml(HELM_VALUES)
-    assert isinstance(doc, dict)
-    return doc
+    return load_mapping(HELM_VALUES)
 
 
 @pytest.fixture(scope="module")
