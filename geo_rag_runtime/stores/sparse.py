@@ -260,11 +260,13 @@ class SparseIndex:
         scores = np.asarray(snapshot.bm25.get_scores(terms), dtype=np.float32)
         if paper_ids is not None:
             scores = np.where(np.isin(snapshot.row_paper, list(paper_ids)), scores, 0.0)
-        if record_filter is not None:
-            records = snapshot.records
-            keep = np.fromiter((record_filter(record) for record in records), bool, len(records))
-            scores = np.where(keep, scores, 0.0)
         candidates = np.flatnonzero(scores > 0)
+        if record_filter is not None and candidates.size:
+            # only the rows that hold a query term: one Python call per record of the whole index would
+            # cost every question ~0.17 s at 600k chunks (measured), e.g. while an ingest hides a paper
+            records = snapshot.records
+            keep = np.fromiter((record_filter(records[row]) for row in candidates), bool, candidates.size)
+            candidates = candidates[keep]
         if candidates.size == 0:
             return []
         order = candidates[np.argsort(-scores[candidates], kind="stable")][:top_k]
