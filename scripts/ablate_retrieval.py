@@ -52,19 +52,24 @@ def main(argv: list[str]) -> int:
     from geo_rag_runtime.query.question import prepare_question
     from geo_rag_runtime.query.strategies.base import HYBRID_FUSION
     from geo_rag_runtime.retrieval.fusion import fuse
+    from geo_rag_runtime.retrieval.keyword import record_item
     from geo_rag_runtime.service import RagService
     from geo_rag_runtime.settings import get_settings
+    from geo_rag_runtime.vocab import names_of
 
     k = args.k
     service = RagService(get_settings().model_copy(update={"generator": "extractive", "llm_steps": []}))
     resources = service.resources()
     tools = resources.tools
+    if tools.sparse is None:
+        raise SystemExit("the keyword index is missing: ingest first")
     budget = service.settings.context_token_budget
 
     def after_budget(items: list[Any]) -> list[str]:
         return [c.text for c in build_context(items[:k], [], resources.counter, budget).chunks]
 
     questions = [q for q in load_eval_dataset(resolve_dataset(args.dataset)) if q.answerable]
+    pagerank = _PersonalizedPageRank(service.measurements(), tools.recognize)
     scores: dict[tuple[str, str], list[tuple[float, float]]] = {}
     seconds: dict[str, list[float]] = {}
 
@@ -95,6 +100,16 @@ def main(argv: list[str]) -> int:
             dense, sparse, walked, top_k=k, k=HYBRID_FUSION["k"], weights=(*HYBRID_FUSION["weights"], 1.0)
         )
         record("+graph_list@budget", q.query_type, passages, after_budget(graph_fused), started)
+        started = time.perf_counter()
+        first = fuse(dense, sparse, top_k=4 * k, **HYBRID_FUSION)
+        ranked = pagerank.rank(names_of(question.entities), [i.chunk_id for i in first])
+        records = {r["chunk_id"]: r for r in tools.sparse.records([cid for cid, _ in ranked[: 4 * k]])}
+        walked = [record_item(records[cid], score, "ppr") for cid, score in ranked[: 4 * k] if cid in records]
+        record("ppr", q.query_type, passages, [i.text for i in walked], started)
+        ppr_fused = fuse(
+            dense, sparse, walked, top_k=k, k=HYBRID_FUSION["k"], weights=(*HYBRID_FUSION["weights"], 1.0)
+        )
+        record("+ppr_list@budget", q.query_type, passages, after_budget(ppr_fused), started)
         started = time.perf_counter()
         compressed, _, _ = compress_passages(question.text, tuned[:k], tools)
         record("+compression@budget", q.query_type, passages, after_budget(compressed), started)
@@ -127,6 +142,70 @@ def main(argv: list[str]) -> int:
             cells.append(f"{recall:.3f} / {hit:.3f} (n={len(values)})".rjust(23))
         print(f"{method:<16} " + " ".join(cells) + f" {statistics.fmean(seconds[method]):>6.2f}")
     return 0
+
+
+class _PersonalizedPageRank:
+    """HippoRAG 2's passage ranking over our graph (see the module docstring for the weights).
+
+    Built here from the document store (chunks and triples) rather than read from the graph store,
+    so the walk sees exactly the recognizer's mentions; not in the runtime, since the ablation did not
+    earn it a place there (README, retrieval ablation)."""
+
+    def __init__(
+        self, documents: Any, recognize: Any, damping: float = 0.5, passage_weight: float = 0.05
+    ) -> None:
+        import numpy as np
+        import scipy.sparse as sp
+
+        from geo_rag_runtime.vocab import names_of
+
+        self.damping, self.passage_weight = damping, passage_weight
+        self.nodes: dict[tuple[str, str], int] = {}
+        self.naming: dict[str, int] = {}  # entity → chunks that name it
+        edges: dict[tuple[int, int], float] = {}
+
+        def link(a: int, b: int) -> None:
+            edges[(a, b)] = edges.get((a, b), 0.0) + 1.0
+            edges[(b, a)] = edges.get((b, a), 0.0) + 1.0
+
+        for paper in documents.papers():
+            for chunk in documents.chunks_for_paper(paper["paper_id"]):
+                node = self._node("chunk", chunk.chunk_id)
+                for name in dict.fromkeys(names_of(recognize(chunk.text))):
+                    self.naming[name] = self.naming.get(name, 0) + 1
+                    link(node, self._node("entity", name))
+            for triple in documents.triples_for_paper(paper["paper_id"]):
+                link(self._node("entity", triple.head), self._node("entity", triple.tail))
+        n = len(self.nodes)
+        rows, cols = zip(*edges, strict=True) if edges else ((), ())
+        adjacency = sp.csr_matrix((list(edges.values()), (rows, cols)), shape=(n, n))
+        degree = np.maximum(np.asarray(adjacency.sum(axis=1)).ravel(), 1.0)
+        self.transition = (sp.diags(1.0 / degree) @ adjacency).T.tocsr()
+        self.chunks = [(key[1], i) for key, i in self.nodes.items() if key[0] == "chunk"]
+
+    def _node(self, kind: str, name: str) -> int:
+        return self.nodes.setdefault((kind, name), len(self.nodes))
+
+    def rank(self, entities: list[str], first_stage: list[str | None]) -> list[tuple[str, float]]:
+        """Chunk ids by PageRank mass, best first (empty when nothing seeds the walk)."""
+        import numpy as np
+
+        seed = np.zeros(len(self.nodes))
+        for name in entities:
+            if ("entity", name) in self.nodes:
+                seed[self.nodes[("entity", name)]] += self.naming.get(name, 1) ** -0.5
+        if seed.sum() > 0:
+            seed /= seed.sum()
+        for rank, chunk_id in enumerate(first_stage):
+            if ("chunk", str(chunk_id)) in self.nodes:
+                seed[self.nodes[("chunk", str(chunk_id))]] += self.passage_weight / (rank + 1)
+        if seed.sum() == 0:
+            return []
+        seed /= seed.sum()
+        mass = seed.copy()
+        for _ in range(30):
+            mass = (1 - self.damping) * seed + self.damping * (self.transition @ mass)
+        return sorted(((cid, float(mass[i])) for cid, i in self.chunks), key=lambda x: -x[1])
 
 
 def _chunks_of_facts(facts: list[Any], tools: Any) -> list[Any]:
