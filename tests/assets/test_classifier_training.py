@@ -14,6 +14,7 @@ from geo_assets.queries.synthetic_queries import (
     dataset_version,
     generate_synthetic_queries,
     load_seed_queries,
+    load_written_queries,
 )
 from geo_rag_runtime.classifier import MANIFEST_FILE, MODEL_FILE, QueryClassifier
 from geo_rag_runtime.models import QUERY_TYPES
@@ -100,6 +101,20 @@ def test_test_split_rows_are_removed_from_training(seed_queries: pd.DataFrame) -
     cleaned, removed = ct.decontaminate(leaked, seed_queries)
     assert removed >= 3
     assert not set(seed_queries["query"].head(3)) & set(cleaned["query"])
+
+
+def test_router_heldout_set_is_balanced_and_in_no_training_data(seed_queries: pd.DataFrame) -> None:
+    """scripts/eval_router.py reports accuracy on it as never-trained-on: keep it that way."""
+    heldout = pd.read_csv(
+        Path(__file__).resolve().parents[2] / "data" / "evaluation" / "router_heldout_v1.csv"
+    )
+    assert len(heldout) == 600 and not heldout["query"].duplicated().any()
+    assert heldout["label"].value_counts().to_dict() == dict.fromkeys(QUERY_TYPES, 150)
+    training = pd.concat(
+        [generate_synthetic_queries({}, seed=13), load_written_queries(), seed_queries], ignore_index=True
+    )
+    _, too_close = ct.decontaminate(training, heldout)
+    assert too_close == 0
 
 
 @pytest.mark.slow  # trains the classifier
