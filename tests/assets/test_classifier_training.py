@@ -104,7 +104,7 @@ def test_test_split_rows_are_removed_from_training(seed_queries: pd.DataFrame) -
 
 
 def test_router_heldout_set_is_balanced_and_in_no_training_data(seed_queries: pd.DataFrame) -> None:
-    """scripts/eval_router.py reports accuracy on it as never-trained-on: keep it that way."""
+    """scripts/bench_router.py reports accuracy on it as never-trained-on: keep it that way."""
     heldout = pd.read_csv(
         Path(__file__).resolve().parents[2] / "data" / "evaluation" / "router_heldout_v1.csv"
     )
