@@ -8,13 +8,14 @@ import dagster as dg
 from geo_assets.partitions import papers_partitions
 from geo_assets.resources import DocumentStoreResource, GraphStoreResource, LLMResource
 from geo_rag_runtime.prompts import EXTRACT_TRIPLES, PROMPT_SET_VERSION
+from geo_rag_runtime.vocab import vocabulary_version
 
 
 @dg.asset(
     partitions_def=papers_partitions,
     group_name="graph",
     kinds={"mongodb"},
-    code_version="triples-1",
+    code_version=f"triples-2+vocab.{vocabulary_version()}",
     pool="llm",
     check_specs=[dg.AssetCheckSpec("entities_in_vocabulary", asset="triples")],
     description="Geochemical entities recognized in every chunk and relations between them as "

@@ -8,13 +8,14 @@ import dagster as dg
 from geo_assets.partitions import papers_partitions
 from geo_assets.resources import DocumentStoreResource
 from geo_rag_runtime.models import CleanedPaper, Paper
+from geo_rag_runtime.vocab import vocabulary_version
 
 
 @dg.asset(
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
-    code_version="measurements-4",
+    code_version=f"measurements-5+vocab.{vocabulary_version()}",
     pool="docstore",
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "
     "oxide, isotope ratio, ε/δ notation, age, T, P …), value or range, unit, uncertainty, qualifier, "

@@ -20,6 +20,7 @@ from geo_rag_runtime.vocab.vocabulary import (
     Vocabulary,
     load_vocabulary,
     normalize_text,
+    vocabulary_version,
 )
 
 __all__ = [
@@ -40,4 +41,5 @@ __all__ = [
     "parse_quantity",
     "recognize",
     "recognize_whole",
+    "vocabulary_version",
 ]

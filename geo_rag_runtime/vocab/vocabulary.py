@@ -9,6 +9,7 @@ small gazetteer are curated in ``data/vocabulary.json`` (sources named there).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import unicodedata
@@ -38,6 +39,9 @@ ENTITY_TYPES: tuple[str, ...] = (
     "AnalyticalMethod",
     "GeochronometerSystem",
     "MagmaSeries",
+    "Parameter",
+    "ReferenceMaterial",
+    "OreDeposit",
     "Measurement",
     "Age",
 )
@@ -412,6 +416,19 @@ def _build() -> Vocabulary:
             for form in forms:
                 vocab._add(canonical, type_, form, exact)
     return vocab
+
+
+@lru_cache(maxsize=1)
+def vocabulary_version() -> str:
+    """12 hex digits naming this vocabulary: the curated file, the entity types and the periodictable
+    release. Ingest assets that recognize entities put it in their code version, so editing the
+    vocabulary re-extracts every paper on the next ``geo-rag ingest`` instead of leaving old entities
+    in the graph beside new ones."""
+    digest = hashlib.sha256()
+    digest.update(resources.files("geo_rag_runtime.vocab").joinpath("data/vocabulary.json").read_bytes())
+    digest.update("\n".join(ENTITY_TYPES).encode())
+    digest.update(str(periodictable.__version__).encode())
+    return digest.hexdigest()[:12]
 
 
 @lru_cache(maxsize=1)

@@ -6,6 +6,8 @@ import warnings
 
 warnings.filterwarnings("ignore", category=Warning, module="dagster")
 
+import dagster as dg  # noqa: E402
+
 from geo_assets.definitions import defs  # noqa: E402
 
 EXPECTED_DEPS = {
@@ -45,6 +47,16 @@ def test_every_materializable_asset_has_code_version_and_group() -> None:
         node = graph.get(key)
         assert node.code_version, key
         assert node.group_name in {"ingest", "index", "graph", "measurements", "queries", "evaluation"}, key
+
+
+def test_entity_recognizing_assets_are_versioned_by_the_vocabulary() -> None:
+    """Editing vocabulary.json must re-extract triples and measurement rows on the next ingest."""
+    from geo_rag_runtime.vocab import vocabulary_version
+
+    graph = defs.resolve_asset_graph()
+    for name in ("triples", "measurements"):
+        code_version = graph.get(dg.AssetKey(name)).code_version
+        assert code_version is not None and code_version.endswith(f"+vocab.{vocabulary_version()}"), name
 
 
 def test_jobs_sensor_and_schedule_resolve() -> None:

@@ -54,6 +54,36 @@ def names(text: str) -> list[tuple[str, str]]:
             "measured by LA-ICP-MS and SHRIMP",
             [("LA-ICP-MS", "AnalyticalMethod"), ("SHRIMP", "AnalyticalMethod")],
         ),
+        # the longer name wins over the element, rock or process inside it
+        (
+            "oxygen fugacity at ΔFMQ+1, log fO2",
+            [("oxygen fugacity", "Parameter"), ("FMQ buffer", "Parameter"), ("oxygen fugacity", "Parameter")],
+        ),
+        (
+            "Fish Canyon Tuff zircons and the 91500 zircon",
+            [
+                ("Fish Canyon Tuff", "ReferenceMaterial"),
+                ("zircon", "Mineral"),
+                ("zircon 91500", "ReferenceMaterial"),
+            ],
+        ),
+        (
+            "Ti-in-zircon crystallisation temperatures and helium closure temperatures",
+            [
+                ("Ti-in-zircon thermometry", "AnalyticalMethod"),
+                ("crystallization temperature", "Parameter"),
+                ("He", "Element"),
+                ("closure temperature", "Parameter"),
+            ],
+        ),
+        (
+            "depleted mantle model ages (TDM) near porphyry Cu deposits",
+            [
+                ("model age", "Parameter"),
+                ("model age", "Parameter"),
+                ("porphyry copper deposit", "OreDeposit"),
+            ],
+        ),
     ],
 )
 def test_surface_forms(text: str, expected: list[tuple[str, str]]) -> None:
