@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from geo_rag_runtime import contract
 from geo_rag_runtime.dagster_env import OFFLINE_FLAGS, dagster_environment
 from geo_rag_runtime.settings import Settings, get_settings
 from geo_rag_runtime.stores import publication
@@ -120,10 +121,10 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_evaluate(args: argparse.Namespace, settings: Settings) -> int:
     extra: list[str] = []
-    if args.dataset:  # a named set (dev, corpus) or a file
+    if args.dataset:  # a named set (dev, corpus, corpus_heldout) or a file
         extra += [
             "--dataset",
-            args.dataset if args.dataset in ("dev", "corpus") else os.path.abspath(args.dataset),
+            args.dataset if args.dataset in contract.EVALUATION_SETS else os.path.abspath(args.dataset),
         ]
     if args.out:
         extra += ["--out", os.path.abspath(args.out)]
@@ -295,7 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--dataset",
         help="'dev' (default: 78 questions over data/papers), 'corpus' (186 over the 17 shared-corpus "
-        "papers) or a JSONL file",
+        "papers), 'corpus_heldout' (50 more over them, 30 unanswerable) or a JSONL file",
     )
     p.add_argument("--out", help="output folder for tables and plots")
     p.set_defaults(func=cmd_evaluate)

@@ -21,6 +21,10 @@ SOURCES = "sources"  # partition key -> PDF path registry
 # kernel releases when its holder dies, so it proves that no other writer of the home is alive.
 INGEST_LOCK = "ingest.lock"
 
+# named evaluation sets (`geo-rag evaluate --dataset NAME`): the CLI passes a name through, the
+# Dagster side resolves it (geo_assets.evaluation.dataset.DATASETS has exactly these keys)
+EVALUATION_SETS = ("dev", "corpus", "corpus_heldout")
+
 # graph labels and provenance relationships
 PAPER_LABEL = "Paper"
 CHUNK_LABEL = "Chunk"

@@ -36,12 +36,13 @@ def evaluate(
     from geo_rag_runtime.settings import get_settings
 
     if dataset is not None:
-        from geo_assets.evaluation.dataset import resolve_dataset
+        from geo_assets.evaluation.dataset import DATASETS, resolve_dataset
 
         path = resolve_dataset(dataset)
         if not path.is_file():
             print(
-                f"error: evaluation dataset not found: {dataset} (or use 'dev' or 'corpus')", file=sys.stderr
+                f"error: evaluation dataset not found: {dataset} (or use one of {', '.join(DATASETS)})",
+                file=sys.stderr,
             )
             return 2
         dataset = str(path.resolve())

@@ -45,7 +45,10 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DATASET = REPO_ROOT / "data" / "evaluation" / "geochem_qa_v1.jsonl"
 # the second set: hand-written over the 17 CC BY papers of the shared corpus (not in data/papers)
 CORPUS_DATASET = REPO_ROOT / "data" / "evaluation" / "geochem_qa_corpus_v1.jsonl"
-DATASETS = {"dev": DEFAULT_DATASET, "corpus": CORPUS_DATASET}
+# the third: 50 questions over the same papers written afterwards by someone who saw neither the
+# corpus set nor the vocabulary — 30 near misses the papers do not answer — to check abstention on
+HELDOUT_DATASET = REPO_ROOT / "data" / "evaluation" / "geochem_qa_corpus_heldout_v1.jsonl"
+DATASETS = {"dev": DEFAULT_DATASET, "corpus": CORPUS_DATASET, "corpus_heldout": HELDOUT_DATASET}
 
 
 def _non_blank(value: str, what: str) -> str:

@@ -12,6 +12,7 @@ from rapidfuzz import fuzz
 
 from geo_assets.evaluation.dataset import (
     CORPUS_DATASET,
+    DATASETS,
     DEFAULT_DATASET,
     EvalQuestion,
     dataset_version,
@@ -246,6 +247,17 @@ def test_the_corpus_set_loads_with_its_unanswerable_questions():
     unanswerable = [q for q in questions if not q.answerable]
     assert len(unanswerable) >= 15 and all(not q.reference_passages for q in unanswerable)
     assert len({p for q in questions for p in q.papers}) == 17
+
+
+def test_the_heldout_corpus_set_loads_and_shares_no_question_with_the_corpus_set():
+    """The abstention check's fresh set: 30 near misses, 20 answerable, none copied from the first set."""
+    from geo_rag_runtime.contract import EVALUATION_SETS
+
+    assert tuple(DATASETS) == EVALUATION_SETS  # the names the CLI passes through
+    questions = load_eval_dataset(resolve_dataset("corpus_heldout"))
+    assert (len(questions), sum(not q.answerable for q in questions)) == (50, 30)
+    first = {" ".join(q.question.casefold().split()) for q in load_eval_dataset(resolve_dataset("corpus"))}
+    assert not {" ".join(q.question.casefold().split()) for q in questions} & first
 
 
 def test_default_answerability_does_not_change_the_version(tmp_path: Path):
