@@ -16,7 +16,6 @@ confidence floor (below it the router falls back to the hybrid strategy,
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import statistics
 import sys
@@ -24,8 +23,6 @@ from collections import Counter
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-HELDOUT = Path(__file__).resolve().parents[1] / "data" / "evaluation" / "router_heldout_v1.csv"
 
 
 def calibration_error(confidences: list[float], correct: list[bool], bins: int = 10) -> float:
@@ -45,8 +42,10 @@ def calibration_error(confidences: list[float], correct: list[bool], bins: int =
 def load_set(name: str) -> list[tuple[str, str]]:
     """(question, labelled type) of an evaluation set, or of the router's held-out set."""
     if name == "heldout":
-        with HELDOUT.open(encoding="utf-8", newline="") as handle:
-            return [(row["query"], row["label"]) for row in csv.DictReader(handle)]
+        from geo_assets.queries.synthetic_queries import load_router_heldout
+
+        frame = load_router_heldout()
+        return list(zip(frame["query"], frame["label"], strict=True))
     from geo_assets.evaluation.dataset import load_eval_dataset, resolve_dataset
 
     return [(q.question, q.query_type) for q in load_eval_dataset(resolve_dataset(name))]

@@ -447,3 +447,13 @@ def load_written_queries(path: str | Path | None = None) -> pd.DataFrame:
     """
     frame = read_query_dataset(path or WRITTEN_QUERIES_PATH)
     return frame.assign(generator="written", template="")[list(COLUMNS)]
+
+
+ROUTER_HELDOUT_PATH = Path(__file__).resolve().parents[2] / "data" / "evaluation" / "router_heldout_v1.csv"
+
+
+def load_router_heldout(path: str | Path | None = None) -> pd.DataFrame:
+    """600 hand-written questions for measuring the router only (data/evaluation/router_heldout_v1.csv:
+    query, label, topic, writer): in no training set, so scripts/bench_router.py can report accuracy on
+    questions it never saw."""
+    return read_query_dataset(path or ROUTER_HELDOUT_PATH)

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 
 import periodictable
 
@@ -379,6 +380,11 @@ class Vocabulary:
         self._terms.append(Term(form, canonical, type_, exact))
 
 
+def _curated_file() -> Traversable:
+    """The curated names (``data/vocabulary.json``), read by the vocabulary and hashed for its version."""
+    return resources.files("geo_rag_runtime.vocab").joinpath("data/vocabulary.json")
+
+
 def _build() -> Vocabulary:
     vocab = Vocabulary(elements=_elements())
     for info in vocab.elements.values():
@@ -401,9 +407,7 @@ def _build() -> Vocabulary:
     for symbol in EPSILON_ELEMENTS:
         vocab._add(f"ε{symbol}", "IsotopeRatio", f"ε{symbol}", case_sensitive=True)
 
-    data = json.loads(
-        resources.files("geo_rag_runtime.vocab").joinpath("data/vocabulary.json").read_text("utf-8")
-    )
+    data = json.loads(_curated_file().read_text("utf-8"))
     for type_, entries in data["types"].items():
         if type_ not in ENTITY_TYPES:
             raise ValueError(f"vocabulary.json names an unknown type {type_!r}")
@@ -425,7 +429,7 @@ def vocabulary_version() -> str:
     vocabulary re-extracts every paper on the next ``geo-rag ingest`` instead of leaving old entities
     in the graph beside new ones."""
     digest = hashlib.sha256()
-    digest.update(resources.files("geo_rag_runtime.vocab").joinpath("data/vocabulary.json").read_bytes())
+    digest.update(_curated_file().read_bytes())
     digest.update("\n".join(ENTITY_TYPES).encode())
     digest.update(str(periodictable.__version__).encode())
     return digest.hexdigest()[:12]

@@ -13,6 +13,7 @@ from geo_assets.queries import classifier_training as ct
 from geo_assets.queries.synthetic_queries import (
     dataset_version,
     generate_synthetic_queries,
+    load_router_heldout,
     load_seed_queries,
     load_written_queries,
 )
@@ -105,9 +106,7 @@ def test_test_split_rows_are_removed_from_training(seed_queries: pd.DataFrame) -
 
 def test_router_heldout_set_is_balanced_and_in_no_training_data(seed_queries: pd.DataFrame) -> None:
     """scripts/bench_router.py reports accuracy on it as never-trained-on: keep it that way."""
-    heldout = pd.read_csv(
-        Path(__file__).resolve().parents[2] / "data" / "evaluation" / "router_heldout_v1.csv"
-    )
+    heldout = load_router_heldout()
     assert len(heldout) == 600 and not heldout["query"].duplicated().any()
     assert heldout["label"].value_counts().to_dict() == dict.fromkeys(QUERY_TYPES, 150)
     training = pd.concat(
