@@ -19,8 +19,11 @@ Three rules keep the context useful and bounded:
   counter, so the prompt fits the model whatever ``top_k`` is;
 * graph facts get at most ``graph_share`` of the budget (25 % by default) and the chunks the rest,
   including whatever the facts leave unused: passages carry the evidence, facts point at it.
-  Items are taken in rank order and the lowest-ranked are dropped first; only the best chunk is
-  ever shortened (at a sentence boundary) when it alone exceeds its share.
+  When the chunks overflow their share, stitched passages (neighbouring windows merged at
+  retrieval) first give back their weakest end windows, the lowest-ranked passage first, so that
+  every retrieved passage keeps at least its best window; then the lowest-ranked are
+  dropped; only the best chunk is ever shortened (at a sentence boundary) when it alone exceeds its
+  share.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from geo_rag_runtime.models import Citation, RetrievedItem
-from geo_rag_runtime.retrieval.fusion import page_range
+from geo_rag_runtime.retrieval.fusion import drop_weakest_window, page_range, window_count
 from geo_rag_runtime.stores.protocols import TokenCounter
 
 __all__ = [
@@ -67,6 +70,7 @@ class ContextBundle:
     dropped_duplicates: int = 0
     dropped_for_budget: int = 0
     truncated: int = 0
+    windows_trimmed: int = 0
 
     @property
     def empty(self) -> bool:
@@ -236,6 +240,36 @@ def _truncate_to(text: str, limit: int, counter: TokenCounter) -> str:
     return " ".join(words[:low])
 
 
+def _shrink_stitched(
+    items: Sequence[RetrievedItem], limit: int, counter: TokenCounter
+) -> tuple[list[RetrievedItem], int]:
+    """Stitched passages without their weakest end windows until the items fit ``limit`` or none can
+    give more; the lowest-ranked stitched passage gives first, down to its best window.
+    Returns the items and how many windows were taken out.
+
+    Measured on the hand-written sets (evidence recall@5 of the fused first stage in the context):
+    17-paper set 0.763 (drop the lowest-ranked whole) -> 0.791; dev set 0.837 -> 0.833. Taking from
+    the passage with the most windows first gave 0.782 / 0.828, from the best-ranked 0.718 / 0.760."""
+    out = list(items)
+    costs = [counter.count(item.text) for item in out]
+    windows = [window_count(item) for item in out]
+    taken = 0
+    while sum(costs) > limit:
+        candidates = [i for i in range(len(out)) if windows[i] > 1]
+        if not candidates:
+            break
+        index = max(candidates)  # the lowest-ranked stitched passage
+        shorter = drop_weakest_window(out[index])
+        if shorter is None:
+            windows[index] = 1
+            continue
+        out[index] = shorter
+        costs[index] = counter.count(shorter.text)
+        windows[index] -= 1
+        taken += 1
+    return out, taken
+
+
 def _fill(
     items: Sequence[RetrievedItem], limit: int, counter: TokenCounter, *, may_truncate: bool
 ) -> tuple[list[RetrievedItem], int, int, int]:
@@ -278,8 +312,9 @@ def build_context(
     unique_facts, dup_facts = _dedupe([f for f in facts if f.kind == "fact"])
     graph_limit = int(budget * graph_share) if unique_chunks else budget
     kept_facts, fact_tokens, dropped_facts, _ = _fill(unique_facts, graph_limit, counter, may_truncate=False)
+    fitted, trimmed = _shrink_stitched(unique_chunks, budget - fact_tokens, counter)
     kept_chunks, chunk_tokens, dropped_chunks, truncated = _fill(
-        unique_chunks, budget - fact_tokens, counter, may_truncate=True
+        fitted, budget - fact_tokens, counter, may_truncate=True
     )
     return ContextBundle(
         chunks=kept_chunks,
@@ -289,4 +324,5 @@ def build_context(
         dropped_duplicates=dup_chunks + dup_facts,
         dropped_for_budget=dropped_facts + dropped_chunks,
         truncated=truncated,
+        windows_trimmed=trimmed,
     )

@@ -150,3 +150,57 @@ def test_relevance_ranks_the_sentence_that_answers() -> None:
     hits = scorer.cache.hits
     relevance.score([MAGNETITE.strip()])
     assert scorer.cache.hits == hits + 1  # sentence vectors are cached
+
+
+def _stitched(paper: str, text: str, bounds: list[tuple[int, int, float]], best: int) -> RetrievedItem:
+    """A passage stitched from windows ``(start, end, score)`` of ``text``; ``best`` is its own window."""
+    low, high = bounds[0][0], max(end for _, end, _ in bounds)
+    return RetrievedItem(
+        kind="chunk",
+        text=text[low:high],
+        score=1.0,
+        retriever="fused",
+        chunk_id=f"{paper}-{bounds[best][0]}",
+        paper_id=paper,
+        source_file=f"{paper}.pdf",
+        provenance=[
+            {"chunk_id": f"{paper}-{s}", "paper_id": paper, "char_start": s, "char_end": e, "score": sc}
+            for s, e, sc in bounds
+        ],
+    )
+
+
+def test_stitched_passages_give_back_weak_windows_before_a_passage_is_dropped(counter: TokenCounter) -> None:
+    papers = [" ".join(f"Sample S{n}-{j} holds {j} ppm Sr." for j in range(400)) for n in range(5)]
+    window = 1200  # characters; neighbouring windows overlap by 200
+    three = [(i * 1000, i * 1000 + window, score) for i, score in enumerate((0.5, 0.9, 0.7))]
+    passages = [_stitched(f"p{n}", papers[n], three, best=1) for n in range(4)]
+    single = _stitched("p9", papers[4], three[:1], best=0)
+    items = [*passages, single]
+    full = sum(counter.count(item.text) for item in items)
+    budget = full - counter.count(passages[0].text) // 2  # the five do not fit as they are
+    bundle = build_context(items, [], counter, budget)
+    assert [c.chunk_id for c in bundle.chunks] == [i.chunk_id for i in items]  # nothing dropped
+    assert bundle.tokens_used <= budget and bundle.dropped_for_budget == 0
+    # the lowest-ranked stitched passage gives first, its weaker end (score 0.5) before the other,
+    # down to its own best window; the better-ranked passages stay whole
+    assert [c.text for c in bundle.chunks[:3]] == [p.text for p in passages[:3]]
+    assert bundle.chunks[3].text == papers[3][1000 : 1000 + window] and bundle.windows_trimmed == 2
+    assert [e["chunk_id"] for e in bundle.chunks[3].provenance] == ["p3-1000"]
+
+
+def test_unstitched_or_altered_passages_are_not_trimmed(counter: TokenCounter) -> None:
+    from geo_rag_runtime.retrieval.fusion import drop_weakest_window, window_count
+
+    paper = " ".join(f"Zircon Z{j} gives {j} Ma." for j in range(300))
+    bounds = [(0, 900, 0.4), (700, 1600, 0.9)]
+    stitched = _stitched("p1", paper, bounds, best=1)
+    assert window_count(stitched) == 2
+    shorter = drop_weakest_window(stitched)
+    assert shorter is not None and shorter.text == paper[700:1600]
+    assert [e["chunk_id"] for e in shorter.provenance] == ["p1-700"]
+    assert drop_weakest_window(shorter) is None  # one window left: its own
+    altered = stitched.model_copy(update={"text": "Results\n" + stitched.text})  # not a verbatim slice
+    assert window_count(altered) == 1 and drop_weakest_window(altered) is None
+    own_weakest = _stitched("p1", paper, [(0, 900, 0.1), (700, 1600, 0.9)], best=0)
+    assert drop_weakest_window(own_weakest).text == paper[0:900]  # never its own window
