@@ -15,7 +15,14 @@ from typing import Any
 from geo_rag_runtime.models import Entity, RetrievedItem
 from geo_rag_runtime.stores.graph.base import MAX_DEPTH, Fact
 from geo_rag_runtime.stores.protocols import GraphReader
-from geo_rag_runtime.vocab import INVERSE_RELATIONS, RELATIONS, entity_names, names_of
+from geo_rag_runtime.vocab import (
+    GENERIC_INFORMATIVE_TYPES,
+    GENERIC_NAMES,
+    INVERSE_RELATIONS,
+    RELATIONS,
+    entity_names,
+    names_of,
+)
 
 _REASONING = re.compile(
     r"\b(?:why|how|explain|explains|cause[sd]?|mechanisms?|affects?|affected|influences?|influenced|"
@@ -65,16 +72,31 @@ def merge_facts(facts: Sequence[Fact]) -> list[Fact]:
 
 
 def informative(facts: Sequence[Fact]) -> list[Fact]:
-    """The facts a reader learns something from: vocabulary truisms go (87Sr/86Sr RATIO_OF Sr, SiO2
-    OXIDE_OF Si, U(IV) SPECIES_OF U — relations the vocabulary itself implies, whatever the paper
-    says). They stay in the graph, where the walk passes through them; they only leave the context.
-    On the 78 dev questions they were 122 of the 780 facts HybridRAG put in its contexts."""
+    """The facts a reader learns something from. Two kinds go:
+
+    * vocabulary truisms (87Sr/86Sr RATIO_OF Sr, SiO2 OXIDE_OF Si, U(IV) SPECIES_OF U — relations
+      the vocabulary itself implies, whatever the paper says); on the 78 dev questions they were 122
+      of the 780 facts HybridRAG put in its contexts;
+    * facts about a class name (``GENERIC_NAMES``: magma, igneous rock ...) unless they tie it to a
+      place, an age or a value: "Magma BELONGS_TO Tholeiitic" or "Magma FORMED_BY Partial melting"
+      restate definitions, though a sentence of the paper produced them.
+
+    They stay in the graph, where the walk passes through them; they only leave the context."""
     out = []
     for fact in facts:
         spec = RELATIONS.get(fact.relation)
-        if spec is None or not spec.structural:
-            out.append(fact)
+        if spec is not None and spec.structural:
+            continue
+        if _about_a_class(fact):
+            continue
+        out.append(fact)
     return out
+
+
+def _about_a_class(fact: Fact) -> bool:
+    ends = ((fact.head, fact.tail_type), (fact.tail, fact.head_type))
+    generic = [other for name, other in ends if name.casefold() in GENERIC_NAMES]
+    return bool(generic) and not any(other in GENERIC_INFORMATIVE_TYPES for other in generic)
 
 
 class GraphRetriever:

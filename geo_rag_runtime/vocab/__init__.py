@@ -13,6 +13,8 @@ from geo_rag_runtime.vocab.recognizer import (
 )
 from geo_rag_runtime.vocab.vocabulary import (
     ENTITY_TYPES,
+    GENERIC_INFORMATIVE_TYPES,
+    GENERIC_NAMES,
     INVERSE_RELATIONS,
     QUANTITY_TYPES,
     RELATIONS,
@@ -25,6 +27,8 @@ from geo_rag_runtime.vocab.vocabulary import (
 
 __all__ = [
     "ENTITY_TYPES",
+    "GENERIC_INFORMATIVE_TYPES",
+    "GENERIC_NAMES",
     "INVERSE_RELATIONS",
     "QUANTITY_TYPES",
     "RELATIONS",

@@ -141,6 +141,27 @@ RELATIONS: dict[str, RelationSpec] = {
     )
 }
 INVERSE_RELATIONS: dict[str, str] = {"HAS_ISOTOPE": "ISOTOPE_OF"}
+
+# Class names: rock or melt in general, not a particular one. A fact that joins one to a magma
+# series, a process or a constituent ("Magma BELONGS_TO Calc-alkaline", "Magma FORMED_BY Partial
+# melting", "Magnetite DERIVED_FROM Magma", "Hf MEASURED_IN Magma") restates what the words mean;
+# only a place, an age or a value says something about the rocks a paper studied.
+GENERIC_NAMES = frozenset(
+    {
+        "magma",
+        "lava",
+        "igneous rock",
+        "volcanic rock",
+        "plutonic rock",
+        "metamorphic rock",
+        "sedimentary rock",
+        "felsic rock",
+        "mafic rock",
+        "ultramafic rock",
+    }
+)
+# what a fact about a class name must join it to, to tell the reader something
+GENERIC_INFORMATIVE_TYPES = frozenset({"Location", "Age", "Measurement"})
 """Relations that state the same fact as another read backwards; retrieval folds them together."""
 
 # --- text normalization (length-preserving, so entity offsets stay valid) ---------------------------

@@ -120,3 +120,44 @@ def test_vocabulary_truisms_never_reach_the_context(store: LadybugGraphStore) ->
     ]
     assert texts and not [t for t in texts if any(r in t for r in ("RATIO_OF", "ISOTOPE_OF", "OXIDE_OF"))]
     assert any("INDICATES" in t or "MEASURED_IN" in t for t in texts), texts
+
+
+def test_facts_about_a_class_name_leave_the_context_unless_they_place_or_date_it(tmp_path: Path) -> None:
+    """Sentences of the Vermeesch & Pease paper put "Magma BELONGS_TO Calc-alkaline" and "Magma FORMED_BY
+    Partial melting" in the graph: definitions, whatever the paper adds. A class name tied to a place
+    stays, and so does every fact about a particular rock."""
+    text = (
+        "Calc-alkaline magma forms under oxidising conditions. "
+        "The magma formed by partial melting of the mantle. "
+        "Tholeiitic basalts occur in Iceland. "
+        "Igneous rocks from Iceland were analysed. "
+        "Hawaiian basalts are tholeiitic."
+    )
+    chunk = Chunk(
+        chunk_id=contract.chunk_id("p2", 0, text),
+        paper_id="p2",
+        source_file="p2.pdf",
+        ordinal=0,
+        char_start=0,
+        char_end=len(text),
+        token_count=60,
+        text=text,
+    )
+    store = LadybugGraphStore(tmp_path / "graph.lbug", keep_open=True)
+    try:
+        store.load(
+            {"paper_id": "p2", "title": "t", "source_file": "p2.pdf"}, [chunk], extract_triples([chunk])
+        )
+        in_graph = {(f.head, f.relation, f.tail) for f in store.subgraph(["magma", "calc-alkaline"], 2, 200)}
+        assert ("magma", "BELONGS_TO", "calc-alkaline") in in_graph, in_graph
+        texts = [
+            item.text
+            for item in GraphRetriever(store).retrieve(
+                "Why do calc-alkaline magma and tholeiitic basalts differ?"
+            )
+        ]
+    finally:
+        store.close()
+    assert texts
+    assert not [t for t in texts if t.startswith("Magma ") and "OCCURS_IN" not in t], texts
+    assert "Basalt BELONGS_TO Tholeiitic" in texts, texts
