@@ -52,20 +52,25 @@ def question_analytes(question: Question, known: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(wanted))
 
 
+_PRINTED_UNIT = re.compile(r"[A-Za-zµμ%‰°]\.?\s*$")
+
+
 def row_text(row: Measurement) -> str:
     """``87Sr/86Sr = 0.70350 ± 0.00002 (2σ) ratio; sample KIL-1; whole rock; TIMS (Table 2, row …)``."""
     if row.value is None:
         value = {"bdl": "below detection", "nd": "not determined"}.get(row.qualifier, row.qualifier or "—")
     else:
         prefix = row.qualifier if row.qualifier in {"<", ">", "~"} else ""
-        value = f"{prefix}{row.printed or f'{row.value:g}'}"
+        printed = row.printed or f"{row.value:g}"
+        value = printed if printed.startswith(prefix) else f"{prefix}{printed}"  # "~500 kyr": one "~"
         if not row.printed and row.value_max is not None:
             value += f"–{row.value_max:g}"
         if not row.printed and row.uncertainty is not None:
             value += f" ± {row.uncertainty:g}"
         if row.uncertainty_level and row.uncertainty_level not in value:
             value += f" ({row.uncertainty_level})"
-    unit = "" if row.unit and value.endswith(row.unit) else row.unit  # printed "800 Ma" has it already
+    # the printed group may carry its unit, as printed ("800 Ma", "200-700 kyr" normalized to ka)
+    unit = "" if row.unit and (value.endswith(row.unit) or _PRINTED_UNIT.search(row.printed)) else row.unit
     parts = [f"{row.analyte} = {value} {unit}".rstrip()]
     parts += [p for p in (f"sample {row.sample}" if row.sample else "", row.material, row.method) if p]
     if row.source_type == "table":

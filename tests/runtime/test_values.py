@@ -81,3 +81,14 @@ def test_a_row_reads_as_printed_with_its_unit_once() -> None:
     assert row_text(row(analyte="SiO2", value=52.1, unit="wt.%", printed="52.1")).startswith(
         "SiO2 = 52.1 wt.%"
     )
+    # a unit printed in another form than the normalized one ("kyr" read as ka) and an approximate
+    # value whose "~" is printed: each once (was "~~500 kyr ka")
+    approx = row(analyte="age", value=500.0, unit="ka", qualifier="~", printed="~500 kyr")
+    assert row_text(approx).startswith("age = ~500 kyr — ")
+    spread = row(
+        analyte="age", value=200.0, value_max=700.0, unit="ka", qualifier="range", printed="200-700 kyr"
+    )
+    assert row_text(spread).startswith("age = 200-700 kyr — ")
+    assert row_text(row(analyte="age", value=28.0, unit="Ma", qualifier="~", printed="28")).startswith(
+        "age = ~28 Ma — "
+    )
