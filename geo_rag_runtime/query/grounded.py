@@ -15,16 +15,19 @@ its citations are never trusted:
    from the chosen sentences only.
 4. **Attribute** (code): each answer sentence is matched to the evidence sentence that supports it —
    its numbers must all occur in that evidence and enough of its content words (or its embedding)
-   must match. A supported sentence gets that evidence's citation markers ([V0], [G2] …); one that
-   nothing supports is dropped and counted in the notes. If nothing survives, the chosen evidence
-   sentences themselves are the answer.
+   must match. The sentences the model chose are tried first, then every listed one: the model reads
+   the whole listing and often writes from a sentence it did not choose (on 30 questions of the
+   17-paper set, 5 of its 35 answer sentences were supported by chosen evidence, 19 by the listing,
+   with the same bar). A supported sentence gets that evidence's citation markers ([V0], [G2] …); one
+   that nothing supports is dropped and counted in the notes. If nothing survives, the chosen
+   evidence sentences themselves are the answer.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from geo_rag_runtime.errors import GeoRagError, ServiceError
 from geo_rag_runtime.models import QueryType
@@ -37,6 +40,7 @@ from geo_rag_runtime.stores.protocols import ChatModel
 __all__ = [
     "GroundedGenerator",
     "Attribution",
+    "attribute_answer",
     "attribute_sentences",
     "content_words",
     "split_answer",
@@ -46,6 +50,10 @@ __all__ = [
 _NUMBER = re.compile(r"(?<![\w.])[-−+]?\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\[“\"δεΔ])")
+# a full stop after these ends no sentence ("(Fig. 3c)", "Eq. 5", "et al. 2013")
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:Fig|Figs|Eq|Eqs|Tab|ca|cf|al|approx|vs|No|Ref|Refs|Sect)|\be\.g|\bi\.e)\.$"
+)
 _MARKERS = re.compile(r"\s*\[(?:[VGE]?\d+(?:\s*[,;]\s*[VGE]?\d+)*)\]")
 _STOP = frozenset(
     [
@@ -144,7 +152,15 @@ def strip_markers(text: str) -> str:
 def split_answer(text: str) -> list[str]:
     """The model's answer as sentences, with any markers it wrote removed (they are not trusted)."""
     clean = strip_markers(" ".join(text.split()))
-    return [s.strip() for s in _SENTENCE_END.split(clean) if s.strip()]
+    out: list[str] = []
+    for piece in (s.strip() for s in _SENTENCE_END.split(clean)):
+        if not piece:
+            continue
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
 
 
 def attribute_sentences(
@@ -174,6 +190,24 @@ def attribute_sentences(
         else:
             _, sim, minus_j, overlap = best
             out.append(Attribution(sentence, -minus_j, round(overlap, 3), round(sim, 3)))
+    return out
+
+
+def attribute_answer(
+    sentences: Sequence[str],
+    listed: Sequence[str],
+    chosen: Sequence[int],
+    cosine: Callable[[Sequence[str], Sequence[str]], list[list[float]]] | None = None,
+) -> list[Attribution]:
+    """Each answer sentence matched to a listed evidence sentence (``evidence``: its index in
+    ``listed``): the ``chosen`` ones first, then any listed one (module docstring, step 4)."""
+    first = attribute_sentences(sentences, [listed[i] for i in chosen], cosine)
+    out = [a if a.evidence is None else replace(a, evidence=chosen[a.evidence]) for a in first]
+    missing = [i for i, a in enumerate(out) if a.evidence is None]
+    if missing and len(chosen) < len(listed):
+        again = attribute_sentences([out[i].sentence for i in missing], listed, cosine)
+        for i, attribution in zip(missing, again, strict=True):
+            out[i] = attribution if attribution.evidence is not None else out[i]
     return out
 
 
@@ -252,9 +286,8 @@ class GroundedGenerator:
         text = self._write(system, user)
         if not text.strip():
             raise ServiceError("the LLM returned an empty answer")
-        chosen_texts = [evidence[i].text for i in chosen]
         sentences = split_answer(text)
-        attributions = attribute_sentences(sentences, chosen_texts, self._cosines)
+        attributions = attribute_answer(sentences, [c.text for c in evidence], chosen, self._cosines)
         kept = [a for a in attributions if a.evidence is not None]
         notes = []
         dropped = len(attributions) - len(kept)
@@ -271,9 +304,7 @@ class GroundedGenerator:
             )
             parts = [(evidence[i].text, evidence[i].markers) for i in chosen]
         else:
-            parts = [
-                (a.sentence, evidence[chosen[a.evidence]].markers) for a in kept if a.evidence is not None
-            ]
+            parts = [(a.sentence, evidence[a.evidence].markers) for a in kept if a.evidence is not None]
         answer = " ".join(cite(sentence, markers) for sentence, markers in parts)
         markers = list(dict.fromkeys(m for _, ms in parts for m in ms))
         notes.append(f"{len(kept)}/{len(attributions)} answer sentences supported by cited evidence")
