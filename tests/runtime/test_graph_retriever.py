@@ -25,20 +25,28 @@ TEXT = (
 )
 
 
-@pytest.fixture()
-def store(tmp_path: Path) -> Iterator[LadybugGraphStore]:
+def _graph_of(folder: Path, text: str, paper: str = "p1") -> LadybugGraphStore:
+    """A real graph store holding one chunk of ``text`` and the triples ingest extracts from it."""
     chunk = Chunk(
-        chunk_id=contract.chunk_id("p1", 0, TEXT),
-        paper_id="p1",
-        source_file="p1.pdf",
+        chunk_id=contract.chunk_id(paper, 0, text),
+        paper_id=paper,
+        source_file=f"{paper}.pdf",
         ordinal=0,
         char_start=0,
-        char_end=len(TEXT),
+        char_end=len(text),
         token_count=100,
-        text=TEXT,
+        text=text,
     )
-    s = LadybugGraphStore(tmp_path / "graph.lbug", keep_open=True)
-    s.load({"paper_id": "p1", "title": "t", "source_file": "p1.pdf"}, [chunk], extract_triples([chunk]))
+    s = LadybugGraphStore(folder / "graph.lbug", keep_open=True)
+    s.load(
+        {"paper_id": paper, "title": "t", "source_file": f"{paper}.pdf"}, [chunk], extract_triples([chunk])
+    )
+    return s
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Iterator[LadybugGraphStore]:
+    s = _graph_of(tmp_path, TEXT)
     yield s
     s.close()
 
@@ -133,21 +141,8 @@ def test_facts_about_a_class_name_leave_the_context_unless_they_place_or_date_it
         "Igneous rocks from Iceland were analysed. "
         "Hawaiian basalts are tholeiitic."
     )
-    chunk = Chunk(
-        chunk_id=contract.chunk_id("p2", 0, text),
-        paper_id="p2",
-        source_file="p2.pdf",
-        ordinal=0,
-        char_start=0,
-        char_end=len(text),
-        token_count=60,
-        text=text,
-    )
-    store = LadybugGraphStore(tmp_path / "graph.lbug", keep_open=True)
+    store = _graph_of(tmp_path, text, "p2")
     try:
-        store.load(
-            {"paper_id": "p2", "title": "t", "source_file": "p2.pdf"}, [chunk], extract_triples([chunk])
-        )
         in_graph = {(f.head, f.relation, f.tail) for f in store.subgraph(["magma", "calc-alkaline"], 2, 200)}
         assert ("magma", "BELONGS_TO", "calc-alkaline") in in_graph, in_graph
         texts = [
