@@ -147,12 +147,19 @@ class JudgeTarget:
         return f"{self.model} (local llama.cpp server)" if self.local else self.model
 
 
+NO_JUDGE_METRICS_REASON = "no judged metric asked for (GEO_RAG_JUDGE_METRICS=[])"
+
+
 def resolve_judge(settings: Any) -> JudgeTarget | str:
     """The judge, or the reason there is none (the ``reason`` of every judge metric).
 
     ``GEO_RAG_JUDGE_MODEL`` on the configured endpoint wins; without it, the local server of this
     home judges when it runs (``geo-rag llm start``; off with ``GEO_RAG_LOCAL_LLM=false``).
+    ``GEO_RAG_JUDGE_METRICS=[]`` asks for no judged metric: answers by the running local model,
+    scored without its judge (which takes about an hour here).
     """
+    if settings.judge_metrics is not None and not settings.judge_metrics:
+        return NO_JUDGE_METRICS_REASON
     if settings.judge_model:
         if not (settings.openai_base_url or settings.openai_api_key):
             return "judge model set but no endpoint: set OPENAI_BASE_URL or OPENAI_API_KEY"

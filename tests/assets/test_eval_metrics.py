@@ -249,6 +249,9 @@ def test_judge_unavailable_reason(tmp_path) -> None:
     assert (
         em.judge_unavailable_reason(Settings(judge_model="m", openai_base_url="http://judge.test/v1")) is None
     )
+    # an empty metric list switches the judge off, even a configured one
+    off = Settings(judge_model="m", openai_base_url="http://judge.test/v1", judge_metrics=[])
+    assert em.judge_unavailable_reason(off) == "no judged metric asked for (GEO_RAG_JUDGE_METRICS=[])"
 
 
 def _instance(schema: dict, defs: dict) -> object:
