@@ -41,6 +41,16 @@ def test_numbers_in_the_question_are_givens_not_topics() -> None:
     assert missing_entities(recognize(question), ContextBundle(chunks=[passage(CASCADES)]), recognize) == []
 
 
+def test_class_names_describe_and_are_not_topics() -> None:
+    # Vermeesch 2023 (JGR Earth Surface): the passages say "metamorphic" and "igneous", never "rocks"
+    text = "Titanites from catchments draining metamorphic terranes have lower Zr than igneous titanites."
+    question = "How does titanite differ between catchments draining metamorphic rocks and igneous rocks?"
+    assert missing_entities(recognize(question), ContextBundle(chunks=[passage(text)]), recognize) == []
+    assert missing_entities(
+        recognize("What δ11B do igneous rocks have?"), ContextBundle(chunks=[passage(text)]), recognize
+    ) == ["δ11B"]
+
+
 def test_graph_facts_do_not_count_as_mentions() -> None:
     def fact(sentence: str | None) -> RetrievedItem:
         provenance = [{"chunk_id": "p-c1", "sentence": sentence}] if sentence else []
