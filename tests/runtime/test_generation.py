@@ -252,3 +252,17 @@ def test_sentences_that_introduce_a_missing_equation_are_not_quoted() -> None:
     lead_in = "The decision boundary between the two magma series can be defined as the halfway line between these trends:"
     assert not _is_prose(lead_in)
     assert _is_prose(lead_in[:-1] + ".")
+
+
+def test_a_grounded_none_answers_verdict_gives_the_quoted_answer(scorer: RelevanceScorer) -> None:
+    """An OpenAI-shaped endpoint whose model says no listed sentence answers: the context names what
+    is asked, so the quoted answer stands in (the local model's "none" was wrong far more often than
+    right) and the notes say why."""
+    from geo_rag_runtime.query.grounded import GroundedGenerator
+
+    model = llm(reply(json.dumps({"answerable": False, "evidence": []})))
+    result = GroundedGenerator(model, scorer).generate(
+        "How does magnetite affect iron?", bundle(IRON), "implicit_reasoning"
+    )
+    assert result.generator == "extractive" and result.markers and "[V0]" in result.answer
+    assert result.notes[0].startswith("the model found no evidence sentence that answers the question")
