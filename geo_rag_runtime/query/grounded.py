@@ -150,8 +150,14 @@ def strip_markers(text: str) -> str:
     return _MARKERS.sub("", text).strip()
 
 
+_VERDICT = re.compile(r"^(?:yes|no)\s*[,;:.!–—-]\s*(?=\S)", re.IGNORECASE)
+
+
 def split_answer(text: str) -> list[str]:
-    """The model's answer as sentences, with any markers it wrote removed (they are not trusted)."""
+    """The model's answer as sentences, with any markers it wrote removed (they are not trusted) and
+    without a leading "Yes," or "No,": attribution checks words and numbers, so a verdict would ride
+    on any supported clause ("Yes, one hundred seven zircon grains were large enough" asked whether
+    any grains were inherited); the clause stays, the unverifiable verdict goes."""
     clean = strip_markers(" ".join(text.split()))
     out: list[str] = []
     for piece in (s.strip() for s in _SENTENCE_END.split(clean)):
@@ -161,7 +167,12 @@ def split_answer(text: str) -> list[str]:
             out[-1] = f"{out[-1]} {piece}"
         else:
             out.append(piece)
-    return out
+    return [_without_verdict(sentence) for sentence in out]
+
+
+def _without_verdict(sentence: str) -> str:
+    rest = _VERDICT.sub("", sentence, count=1)
+    return rest[:1].upper() + rest[1:] if rest != sentence else sentence
 
 
 def attribute_sentences(

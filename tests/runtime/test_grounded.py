@@ -43,3 +43,12 @@ def test_abbreviations_do_not_end_answer_sentences() -> None:
         "Keller et al. 2019 use e.g. freeboard.",
         "It ends.",
     ]
+
+
+def test_a_yes_or_no_verdict_is_not_carried_by_a_supported_clause() -> None:
+    text = "Yes, one hundred seven of these zircon grains were large enough. No. It does not. Nobody knows."
+    assert split_answer(text) == [
+        "One hundred seven of these zircon grains were large enough.",
+        "It does not.",  # "No." reads as an abbreviation ("No. 5"), so it joins its sentence and goes
+        "Nobody knows.",
+    ]
