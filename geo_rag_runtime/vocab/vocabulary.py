@@ -141,6 +141,7 @@ RELATIONS: dict[str, RelationSpec] = {
     )
 }
 INVERSE_RELATIONS: dict[str, str] = {"HAS_ISOTOPE": "ISOTOPE_OF"}
+"""Relations that state the same fact as another read backwards; retrieval folds them together."""
 
 # Class names: rock or melt in general, not a particular one. A fact that joins one to a magma
 # series, a process or a constituent ("Magma BELONGS_TO Calc-alkaline", "Magma FORMED_BY Partial
@@ -162,7 +163,6 @@ GENERIC_NAMES = frozenset(
 )
 # what a fact about a class name must join it to, to tell the reader something
 GENERIC_INFORMATIVE_TYPES = frozenset({"Location", "Age", "Measurement"})
-"""Relations that state the same fact as another read backwards; retrieval folds them together."""
 
 # --- text normalization (length-preserving, so entity offsets stay valid) ---------------------------
 
