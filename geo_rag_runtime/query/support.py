@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from geo_rag_runtime.query.context import ContextBundle
-from geo_rag_runtime.vocab import GENERIC_NAMES
+from geo_rag_runtime.vocab import is_class_name
 
 __all__ = ["SKIPPED_TYPES", "missing_entities", "abstention_text"]
 
@@ -62,7 +62,7 @@ def missing_entities(
     asked = [
         e
         for e in entities
-        if getattr(e, "type", None) not in SKIPPED_TYPES and str(e.name).casefold() not in GENERIC_NAMES
+        if getattr(e, "type", None) not in SKIPPED_TYPES and not is_class_name(str(e.name))
     ]
     texts = [chunk.text for chunk in bundle.chunks]
     if not asked or not texts:

@@ -17,10 +17,10 @@ from geo_rag_runtime.stores.graph.base import MAX_DEPTH, Fact
 from geo_rag_runtime.stores.protocols import GraphReader
 from geo_rag_runtime.vocab import (
     GENERIC_INFORMATIVE_TYPES,
-    GENERIC_NAMES,
     INVERSE_RELATIONS,
     RELATIONS,
     entity_names,
+    is_class_name,
     names_of,
 )
 
@@ -95,7 +95,7 @@ def informative(facts: Sequence[Fact]) -> list[Fact]:
 
 def _about_a_class(fact: Fact) -> bool:
     ends = ((fact.head, fact.tail_type), (fact.tail, fact.head_type))
-    generic = [other for name, other in ends if name.casefold() in GENERIC_NAMES]
+    generic = [other for name, other in ends if is_class_name(name)]
     return bool(generic) and not any(other in GENERIC_INFORMATIVE_TYPES for other in generic)
 
 

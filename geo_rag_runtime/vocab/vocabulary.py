@@ -164,6 +164,12 @@ GENERIC_NAMES = frozenset(
 # what a fact about a class name must join it to, to tell the reader something
 GENERIC_INFORMATIVE_TYPES = frozenset({"Location", "Age", "Measurement"})
 
+
+def is_class_name(name: str) -> bool:
+    """True for a canonical name in ``GENERIC_NAMES`` (any casing): a rock or melt in general."""
+    return name.casefold() in GENERIC_NAMES
+
+
 # --- text normalization (length-preserving, so entity offsets stay valid) ---------------------------
 
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d"
