@@ -48,7 +48,15 @@ CORPUS_DATASET = REPO_ROOT / "data" / "evaluation" / "geochem_qa_corpus_v1.jsonl
 # the third: 50 questions over the same papers written afterwards by someone who saw neither the
 # corpus set nor the vocabulary — 30 near misses the papers do not answer — to check abstention on
 HELDOUT_DATASET = REPO_ROOT / "data" / "evaluation" / "geochem_qa_corpus_heldout_v1.jsonl"
-DATASETS = {"dev": DEFAULT_DATASET, "corpus": CORPUS_DATASET, "corpus_heldout": HELDOUT_DATASET}
+# the fourth: 40 questions that ask for a number (20 the papers give, 20 they do not), written by a
+# helper who saw no code, to check the value-question abstention blind
+VALUES_DATASET = REPO_ROOT / "data" / "evaluation" / "geochem_qa_corpus_values_v1.jsonl"
+DATASETS = {
+    "dev": DEFAULT_DATASET,
+    "corpus": CORPUS_DATASET,
+    "corpus_heldout": HELDOUT_DATASET,
+    "corpus_values": VALUES_DATASET,
+}
 
 
 def _non_blank(value: str, what: str) -> str:

@@ -41,7 +41,12 @@ from geo_rag_runtime.query.grounded import GroundedGenerator
 from geo_rag_runtime.query.question import Question, clean_question, prepare_question
 from geo_rag_runtime.query.routing import Route, route
 from geo_rag_runtime.query.strategies import StrategyRun, strategy_for
-from geo_rag_runtime.query.support import abstention_text, missing_entities
+from geo_rag_runtime.query.support import (
+    abstention_text,
+    missing_entities,
+    no_value_text,
+    unvalued_quantities,
+)
 from geo_rag_runtime.query.tools import RetrievalTools
 from geo_rag_runtime.query.values import value_facts
 from geo_rag_runtime.settings import Settings
@@ -229,6 +234,15 @@ def _generate(
             notes=[
                 f"abstained: no retrieved passage mentions {', '.join(missing)} "
                 "(GEO_RAG_ABSTAIN=false answers anyway)"
+            ],
+        )
+    if settings.abstain and (unvalued := unvalued_quantities(question.text, question.entities, bundle)):
+        return Generation(
+            no_value_text(unvalued, NOT_FOUND),
+            "evidence_check",
+            notes=[
+                f"abstained: the question asks for a value and no retrieved sentence gives one for "
+                f"{', '.join(unvalued)} (GEO_RAG_ABSTAIN=false answers anyway)"
             ],
         )
     if tools.llm is not None and settings.generator != "extractive":

@@ -20,6 +20,11 @@ papers say "igneous" or "the lavas" instead (on the 17-paper set one false abste
 even their source sentences: facts are fetched *for* the question's entities, so they name them
 whenever the corpus does anywhere — counting them, HybridRAG abstained on 8 of 20 unanswerable
 questions instead of 11 (corpus set).
+
+A second, narrower check (``unvalued_quantities``) covers one kind of near miss: a question that
+asks for a value in so many words ("What value of the 147Sm decay constant …") when no passage
+sentence and no reported value gives that quantity a number. It fires only on that phrasing; asked
+of every What/Which question it silenced more answerable ones than it caught (README).
 """
 
 from __future__ import annotations
@@ -29,12 +34,38 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from geo_rag_runtime.query.context import ContextBundle
+from geo_rag_runtime.text.sentences import sentence_texts
 from geo_rag_runtime.vocab import is_class_name
 
-__all__ = ["SKIPPED_TYPES", "missing_entities", "abstention_text"]
+__all__ = [
+    "SKIPPED_TYPES",
+    "missing_entities",
+    "abstention_text",
+    "asks_for_value",
+    "unvalued_quantities",
+    "no_value_text",
+]
 
 SKIPPED_TYPES = frozenset({"Age", "Measurement"})
 _WORDS = re.compile(r"\S+")
+# A question that asks for a number by saying so: "What value of the 147Sm decay constant …",
+# "What δ18O values …", "Which numerical …", "What … calibration factor …", "What … ratios …".
+_VALUE_QUESTION = re.compile(
+    r"^\W*(?:what|which)\b.*\b(?:values?|numerical|constants?|factors?|ratios?)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+# The quantities such a question asks the value of.
+QUANTITY_TYPES = frozenset({"Parameter", "IsotopeRatio"})
+# A free-standing number (not the digits of "87Sr/86Sr", "SiO2" or "δ18O").
+_NUMBER = re.compile(r"(?<![\w/.])[-+−±~≈<>]?\d+(?:[.,]\d+)?(?![\w/])")
+# Numbers that are not values: years of citations ("et al., 2018)"), figure/table/equation/section
+# numbers ("Eqs. 7 and 10").
+_NOT_A_VALUE = re.compile(
+    r"(?:\b(?:fig(?:ure)?s?|tables?|eqs?|equations?|sections?|appendix|supplement\w*)\.?\s*"
+    r"\(?[A-Z]?\d+[a-z]?\)?(?:\s*(?:,|and|&|–|-)\s*\(?[A-Z]?\d+[a-z]?\)?)*)"
+    r"|(?<=[(\s])(?:1[89]|20)\d\d[a-z]?(?=[);,])",
+    re.IGNORECASE,
+)
 
 
 def _mentioned(entity: Any, names: set[str], folded: str) -> bool:
@@ -80,3 +111,88 @@ def abstention_text(missing: Sequence[str], not_found: str) -> str:
     """``Not found in the corpus. The retrieved sources do not mention δ11B.``"""
     listed = ", ".join(missing[:-1]) + (f" or {missing[-1]}" if len(missing) > 1 else missing[0])
     return f"{not_found} The retrieved sources do not mention {listed}."
+
+
+def asks_for_value(question: str) -> bool:
+    """Whether the question asks for a number in so many words ("What value …", "Which numerical …",
+    "What … ratios …")."""
+    return _VALUE_QUESTION.search(question) is not None
+
+
+def _forms(entity: Any) -> set[str]:
+    return {
+        form
+        for form in (str(entity.name).casefold(), str(getattr(entity, "surface", entity.name)).casefold())
+        if form
+    }
+
+
+def _qualifier(question: str, quantity: Any, entities: Sequence[Any]) -> Any | None:
+    """The entity written right before the quantity ("147Sm" in "147Sm decay constant"): the value
+    asked for is that one's, not any decay constant's."""
+    surface = str(getattr(quantity, "surface", quantity.name))
+    start = question.find(surface)
+    if start <= 0:
+        return None
+    for other in entities:
+        other_surface = str(getattr(other, "surface", other.name))
+        at = question.find(other_surface)
+        if other is quantity or at < 0 or at >= start:
+            continue
+        if question[at + len(other_surface) : start].strip(" -\u2013") == "":
+            return other
+    return None
+
+
+def _gives_value(forms: set[str], qualifier_forms: set[str], sentences: Sequence[str]) -> bool:
+    """Some sentence names the quantity (and its qualifier, if any) and carries a number."""
+    for sentence in sentences:
+        folded = sentence.casefold()
+        if not any(form in folded for form in forms):
+            continue
+        if qualifier_forms and not any(form in folded for form in qualifier_forms):
+            continue
+        rest = folded
+        for form in forms | qualifier_forms:
+            rest = rest.replace(form, " ")
+        if _NUMBER.search(_NOT_A_VALUE.sub(" ", rest)):
+            return True
+    return False
+
+
+def unvalued_quantities(question: str, entities: Sequence[Any], bundle: ContextBundle) -> list[str]:
+    """For a question that asks for a value: the quantities it names (surface forms) when no passage
+    sentence and no reported value names any of them together with a number. Empty otherwise.
+
+    Why: the near misses that the entity check cannot catch ask for a number the papers never give
+    ("What value of the 147Sm decay constant does IsoplotR use?" over passages that discuss decay
+    constants symbolically): every entity is mentioned, yet quoting those sentences would answer
+    with something else. A sentence counts only when it names the quantity *and* the entity written
+    right before it in the question ("147Sm" for "147Sm decay constant"), plus a number that is not a
+    year, a figure, table or equation number. Reported values (measurement rows of the passages'
+    papers) count as sentences.
+    """
+    if not asks_for_value(question):
+        return []
+    quantities = [e for e in entities if getattr(e, "type", None) in QUANTITY_TYPES]
+    if not quantities or not bundle.chunks:
+        return []
+    sentences = [s for chunk in bundle.chunks for s in sentence_texts(" ".join(chunk.text.split()))]
+    sentences += [fact.text for fact in bundle.facts if fact.retriever == "measurements"]
+    named: list[str] = []
+    for quantity in quantities:
+        qualifier = _qualifier(question, quantity, entities)
+        if _gives_value(_forms(quantity), _forms(qualifier) if qualifier else set(), sentences):
+            return []
+        surface = str(getattr(quantity, "surface", quantity.name))
+        if qualifier is not None:  # "147Sm decay constant", as the question wrote it
+            start = question.find(str(getattr(qualifier, "surface", qualifier.name)))
+            surface = question[start : question.find(surface) + len(surface)]
+        named.append(surface)
+    return list(dict.fromkeys(named))
+
+
+def no_value_text(quantities: Sequence[str], not_found: str) -> str:
+    """``Not found in the corpus. The retrieved sources give no value for δ18O.``"""
+    listed = ", ".join(quantities[:-1]) + (f" or {quantities[-1]}" if len(quantities) > 1 else quantities[0])
+    return f"{not_found} The retrieved sources give no value for {listed}."

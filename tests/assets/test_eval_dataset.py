@@ -262,6 +262,16 @@ def test_the_heldout_corpus_set_loads_and_shares_no_question_with_the_corpus_set
     assert not {normalize_query(q.question) for q in questions} & first
 
 
+def test_the_value_question_set_loads_with_its_evidence() -> None:
+    """The blind set for the value-question check: 20 numbers the papers give, 20 they do not."""
+    questions = load_eval_dataset(resolve_dataset("corpus_values"))
+    answerable = [q for q in questions if q.answerable]
+    assert (len(questions), len(answerable)) == (40, 20)
+    assert len({p for q in answerable for p in q.papers}) == 17
+    # every answerable question's reference passage carries a number
+    assert all(any(ch.isdigit() for p in q.reference_passages for ch in p.text) for q in answerable)
+
+
 def test_default_answerability_does_not_change_the_version(tmp_path: Path):
     """Sets written before ``answerable``/``multi_hop`` existed keep their version."""
     plain = dataset_version(_write(tmp_path, [json.dumps(_good_record())]))

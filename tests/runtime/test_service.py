@@ -142,6 +142,22 @@ def test_question_about_what_no_passage_mentions_abstains(knowledge_base: Knowle
     assert answered.generator == "extractive" and not answered.answer.startswith("Not found")
 
 
+def test_value_question_without_a_value_in_the_sources_abstains(knowledge_base: KnowledgeBase) -> None:
+    """Vermeesch & Pease (2021) tie the tholeiitic trend to oxygen fugacity but give no fO2 value;
+    Keller et al. (2018) do give MSWD values. Every entity is mentioned in both cases: only the first
+    gets "not found"."""
+    from geo_rag_runtime.service import RagService
+
+    service = RagService(knowledge_base.settings(generator="extractive"))
+    for mode in ("hybrid", "baseline"):
+        question = "What oxygen fugacity value separates tholeiitic from calc-alkaline magmas?"
+        missing = service.ask(question, mode=mode)
+        assert missing.generator == "evidence_check", missing.answer
+        assert missing.answer.endswith("give no value for oxygen fugacity."), missing.answer
+        given = service.ask("What MSWD value does a zircon dataset with Δt = 2σ have on average?", mode=mode)
+        assert given.generator == "extractive", given.answer
+
+
 # --------------------------------------------------------------------------- degradation
 
 

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from geo_rag_runtime.models import RetrievedItem
 from geo_rag_runtime.query.context import ContextBundle
-from geo_rag_runtime.query.support import abstention_text, missing_entities
+from geo_rag_runtime.query.support import (
+    abstention_text,
+    asks_for_value,
+    missing_entities,
+    no_value_text,
+    unvalued_quantities,
+)
 from geo_rag_runtime.vocab import recognize
 
 
@@ -72,3 +78,54 @@ def test_an_empty_context_or_question_without_entities_is_left_to_the_generators
 def test_abstention_text_names_what_is_missing() -> None:
     assert abstention_text(["δ11B"], "Not found.") == "Not found. The retrieved sources do not mention δ11B."
     assert abstention_text(["a", "b", "c"], "X.") == "X. The retrieved sources do not mention a, b or c."
+
+
+# Li & Vermeesch 2021 / Vermeesch 2020 (Geochronology): decay constants named, one given a value
+DECAY = (
+    "The 187Re decay constant λ187 = 1.666 × 10−11 yr−1 (Smoliar et al., 1996) was used. "
+    "The decay constants λ38, λ35 and λ32 of 238U, 235U and 232Th enter Eq. (3); their "
+    "systematic uncertainties can be propagated (Steiger and Jäger, 1977)."
+)
+
+
+def unvalued(question: str, *items: RetrievedItem) -> list[str]:
+    return unvalued_quantities(
+        question, recognize(question), ContextBundle(chunks=[passage(DECAY)], facts=list(items))
+    )
+
+
+def test_only_questions_that_ask_for_a_value_are_checked() -> None:
+    assert asks_for_value("What value of the 232Th decay constant is used?")
+    assert asks_for_value("Which numerical δ18O do the zircons have?")
+    assert asks_for_value("What initial 87Sr/86Sr ratios do the rhyolites have?")
+    assert not asks_for_value("Why is the 232Th decay constant uncertain?")
+    assert not asks_for_value("How do decay constants enter the isochron equation?")
+    assert unvalued("Why is the 232Th decay constant uncertain?") == []
+
+
+def test_a_value_question_needs_a_sentence_with_its_quantity_and_a_number() -> None:
+    # 232Th's constant is named only symbolically, next to a citation year and an equation number
+    assert unvalued("Which numerical value of the 232Th decay constant is adopted?") == [
+        "232Th decay constant"
+    ]
+    assert unvalued("What value of the 187Re decay constant is used?") == []
+    # no qualifier: any decay constant with a number answers
+    assert unvalued("What decay constant values are used?") == []
+    assert unvalued("What δ18O values do the rhyolites have?") == ["δ18O"]
+    # figure, table and equation numbers, lists of them included, are not values
+    fo2 = ContextBundle(chunks=[passage("We model oxygen fugacity via f in Eqs. 7 and 10 (Figs. 2b,c).")])
+    question = "What oxygen fugacity value separates the two series?"
+    assert unvalued_quantities(question, recognize(question), fo2) == ["oxygen fugacity"]
+
+
+def test_a_reported_value_row_gives_the_value() -> None:
+    row = RetrievedItem(
+        kind="fact", text="δ18O = 5.6 ‰ (zircon, sample U-1)", score=1.0, retriever="measurements"
+    )
+    assert unvalued("What δ18O values do the rhyolites have?", row) == []
+    graph = RetrievedItem(kind="fact", text="δ18O = 5.6 ‰", score=1.0, retriever="graph")
+    assert unvalued("What δ18O values do the rhyolites have?", graph) == ["δ18O"]  # facts come from anywhere
+
+
+def test_no_value_text_names_the_quantity() -> None:
+    assert no_value_text(["δ18O"], "Not found.") == "Not found. The retrieved sources give no value for δ18O."
