@@ -5,11 +5,14 @@
 Methods, all on the same answerable questions of the dataset (route forced to the question's type,
 so the classifier's mistakes do not blur the retrieval comparison):
 
-* ``dense``, ``bm25``: one retriever's top k;
-* ``rrf``: both fused by reciprocal rank (k=60, equal weights); ``rrf_hybrid``: fused as the hybrid
-  routes fuse them (``base.HYBRID_FUSION``, printed in the header);
+* ``dense``, ``bm25``: one retriever's top k for the question;
+* ``bm25+names`` and ``rrf_hybrid+names@budget``: BM25 for the question plus up to four other
+  names the vocabulary knows for each of its entities ("MSWD" + "mean square weighted deviation",
+  "Hawaii" + "Hawaiian"), alone and in the first stage (not shipped: README, retrieval ablation);
+* ``rrf``: dense and BM25 fused by reciprocal rank (k=60, equal weights); ``rrf_hybrid``: fused as
+  the hybrid routes fuse them (``base.HYBRID_FUSION``, printed in the header);
 * ``rrf_hybrid@budget``: the same top k after the context is built (3,000-token budget: stitched
-  passages overflow it and the last one is cut);
+  passages give back end windows, then the last one is dropped);
 * ``+graph_list@budget``: ``rrf_hybrid`` plus a third list, the chunks the question's graph facts
   come from, ranked by how many facts point at them (one hop of HippoRAG's entity–chunk walk);
 * ``+compression@budget``: ``rrf_hybrid`` top k through sentence-relevance compression;
@@ -46,6 +49,7 @@ def main(argv: list[str]) -> int:
     from geo_assets.evaluation.dataset import load_eval_dataset, resolve_dataset
     from geo_assets.evaluation.retrieval_metrics import passage_matches
     from geo_rag_runtime.models import QUERY_TYPES
+    from geo_rag_runtime.query.analysis import entity_alternatives
     from geo_rag_runtime.query.compression import compress_passages
     from geo_rag_runtime.query.context import build_context
     from geo_rag_runtime.query.graph_facts import graph_facts
@@ -87,6 +91,13 @@ def main(argv: list[str]) -> int:
         started = time.perf_counter()
         sparse = tools.keyword(question.search_text, 4 * k)
         record("bm25", q.query_type, passages, [i.text for i in sparse], started)
+        started = time.perf_counter()
+        alternatives = entity_alternatives(question.text, question.entities, tools)
+        names = " ".join(name for forms in alternatives.values() for name in forms[:4])
+        named = tools.keyword(f"{question.search_text} {names}", 4 * k)
+        record("bm25+names", q.query_type, passages, [i.text for i in named], started)
+        named_tuned = fuse(dense, named, top_k=k, **HYBRID_FUSION)
+        record("rrf_hybrid+names@budget", q.query_type, passages, after_budget(named_tuned), started)
         started = time.perf_counter()
         record("rrf", q.query_type, passages, [i.text for i in fuse(dense, sparse, top_k=k)], started)
         started = time.perf_counter()
