@@ -107,10 +107,14 @@ def missing_entities(
     return list(dict.fromkeys(missing))
 
 
+def _listed(names: Sequence[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    return ", ".join(names[:-1]) + (f" or {names[-1]}" if len(names) > 1 else names[0])
+
+
 def abstention_text(missing: Sequence[str], not_found: str) -> str:
     """``Not found in the corpus. The retrieved sources do not mention δ11B.``"""
-    listed = ", ".join(missing[:-1]) + (f" or {missing[-1]}" if len(missing) > 1 else missing[0])
-    return f"{not_found} The retrieved sources do not mention {listed}."
+    return f"{not_found} The retrieved sources do not mention {_listed(missing)}."
 
 
 def asks_for_value(question: str) -> bool:
@@ -194,5 +198,4 @@ def unvalued_quantities(question: str, entities: Sequence[Any], bundle: ContextB
 
 def no_value_text(quantities: Sequence[str], not_found: str) -> str:
     """``Not found in the corpus. The retrieved sources give no value for δ18O.``"""
-    listed = ", ".join(quantities[:-1]) + (f" or {quantities[-1]}" if len(quantities) > 1 else quantities[0])
-    return f"{not_found} The retrieved sources give no value for {listed}."
+    return f"{not_found} The retrieved sources give no value for {_listed(quantities)}."
