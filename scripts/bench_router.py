@@ -1,10 +1,11 @@
 """Router accuracy and calibration on hand-written questions the query classifier never trained on.
 
-    GEO_RAG_HOME=data/home python scripts/bench_router.py [--model DIR] [--sets dev,corpus,corpus_heldout,heldout]
+    GEO_RAG_HOME=data/home python scripts/bench_router.py [--model DIR] [--sets dev,corpus,corpus_heldout,corpus_values,heldout]
 
 The classifier is trained on synthetic template questions (``synthetic_queries``) and the written
 training questions; the sets here were never used for training: ``dev``, ``corpus`` and
-``corpus_heldout`` were written by people reading the papers (the last by a later writer),
+``corpus_heldout`` were written by people reading the papers (the last by a later writer;
+``corpus_values``, 40 questions asking for a number, all ``explicit_fact``, by another),
 ``heldout`` (``data/evaluation/router_heldout_v1.csv``) is 600 general questions by two writers
 from the four type definitions alone. So this is the accuracy a user's
 question meets. Prints, per set: accuracy, macro-F1, the mean confidence and the expected calibration
@@ -55,7 +56,7 @@ def load_set(name: str) -> list[tuple[str, str]]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default="", help="classifier folder (default: the home's)")
-    parser.add_argument("--sets", default="dev,corpus,corpus_heldout,heldout")
+    parser.add_argument("--sets", default="dev,corpus,corpus_heldout,corpus_values,heldout")
     args = parser.parse_args(argv)
 
     from sklearn.metrics import f1_score
