@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from geo_rag_runtime.query.context import ContextBundle
+from geo_rag_runtime.text.normalize import normalize_tokens
 from geo_rag_runtime.text.sentences import sentence_texts
 from geo_rag_runtime.vocab import is_class_name
 
@@ -68,16 +69,25 @@ _NOT_A_VALUE = re.compile(
 )
 
 
-def _mentioned(entity: Any, names: set[str], folded: str) -> bool:
+def _mentioned(entity: Any, names: set[str], folded: str, tokens: set[str]) -> bool:
     """An entity is mentioned when the recognizer found it in the context, or its canonical name or
     surface form occurs there; a multi-word name ("40Ar/39Ar dating", "igneous rocks") also when each
-    of its words does (the papers rarely use the question's exact phrase)."""
+    of its words does (the papers rarely use the question's exact phrase); and any name when all its
+    keyword tokens (``normalize_tokens``: stemmed words, notation whole) are among the context's
+    ("tholeiites" in passages that say "tholeiitic", "40Ar/39Ar dating" where they say "40Ar/39Ar
+    dates", "lithosphere" where they say "lithospheric")."""
     name = str(entity.name).casefold()
     surface = str(getattr(entity, "surface", entity.name)).casefold()
     if name in names or name in folded or surface in folded:
         return True
     words = _WORDS.findall(name)
-    return len(words) > 1 and all(word in folded for word in words)
+    if len(words) > 1 and all(word in folded for word in words):
+        return True
+    for form in (str(entity.name), str(getattr(entity, "surface", entity.name))):
+        stems = normalize_tokens(form)
+        if stems and all(stem in tokens for stem in stems):
+            return True
+    return False
 
 
 def missing_entities(
@@ -99,11 +109,12 @@ def missing_entities(
     if not asked or not texts:
         return []
     folded = " ".join(" ".join(t.split()) for t in texts).casefold()
+    tokens = {token for text in texts for token in normalize_tokens(text)}
     names: set[str] = set()
     if recognize is not None:
         for text in texts:
             names.update(str(e.name).casefold() for e in recognize(text))
-    missing = [str(getattr(e, "surface", e.name)) for e in asked if not _mentioned(e, names, folded)]
+    missing = [str(getattr(e, "surface", e.name)) for e in asked if not _mentioned(e, names, folded, tokens)]
     return list(dict.fromkeys(missing))
 
 

@@ -42,6 +42,25 @@ def test_synonyms_plurals_and_split_phrases_count_as_mentions() -> None:
         assert missing_entities(recognize(question), context, recognize) == [], question
 
 
+def test_other_word_forms_of_an_entity_count_as_mentions() -> None:
+    """Stemmed keyword tokens: "tholeiites" ↔ "tholeiitic", "40Ar/39Ar dating" ↔ "40Ar/39Ar dates";
+    notation still has to match whole."""
+    context = ContextBundle(
+        chunks=[
+            passage(
+                "Icelandic tholeiitic lavas define two linear segments; 40Ar/39Ar dates of the "
+                "lithospheric mantle xenoliths agree."
+            )
+        ]
+    )
+    for question in (
+        "How do the Icelandic tholeiites differ from each other?",
+        "How is 40Ar/39Ar dating used on the lithosphere?",
+    ):
+        assert missing_entities(recognize(question), context, recognize) == [], question
+    assert missing_entities(recognize("What δ11B do tholeiites have?"), context, recognize) == ["δ11B"]
+
+
 def test_numbers_in_the_question_are_givens_not_topics() -> None:
     question = "If the Cascades lavas were 101.1 Ma old, what εNd would they have?"
     assert missing_entities(recognize(question), ContextBundle(chunks=[passage(CASCADES)]), recognize) == []
