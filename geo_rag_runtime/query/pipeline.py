@@ -41,12 +41,7 @@ from geo_rag_runtime.query.grounded import GroundedGenerator
 from geo_rag_runtime.query.question import Question, clean_question, prepare_question
 from geo_rag_runtime.query.routing import Route, route
 from geo_rag_runtime.query.strategies import StrategyRun, strategy_for
-from geo_rag_runtime.query.support import (
-    abstention_text,
-    missing_entities,
-    no_value_text,
-    unvalued_quantities,
-)
+from geo_rag_runtime.query.support import unsupported
 from geo_rag_runtime.query.tools import RetrievalTools
 from geo_rag_runtime.query.values import value_facts
 from geo_rag_runtime.settings import Settings
@@ -223,27 +218,17 @@ def _generate(
     notes: list[str],
     on_text: Callable[[str], None] | None,
 ) -> Generation:
-    """Not found when the context does not mention what the question asks about; else the LLM's
-    answer (grounded by default), else — no model, ``generator=extractive``, or the model failed — the
-    extractive one."""
+    """Not found when the context does not mention what the question asks about, or gives no value
+    for the quantity it asks the value of; else the LLM's answer (grounded by default), else — no
+    model, ``generator=extractive``, or the model failed — the extractive one."""
     settings = tools.settings
-    if settings.abstain and (missing := missing_entities(question.entities, bundle, tools.recognize)):
+    if settings.abstain and (
+        abstention := unsupported(question.text, question.entities, bundle, tools.recognize, NOT_FOUND)
+    ):
         return Generation(
-            abstention_text(missing, NOT_FOUND),
+            abstention.answer,
             "evidence_check",
-            notes=[
-                f"abstained: no retrieved passage mentions {', '.join(missing)} "
-                "(GEO_RAG_ABSTAIN=false answers anyway)"
-            ],
-        )
-    if settings.abstain and (unvalued := unvalued_quantities(question.text, question.entities, bundle)):
-        return Generation(
-            no_value_text(unvalued, NOT_FOUND),
-            "evidence_check",
-            notes=[
-                f"abstained: the question asks for a value and no retrieved sentence gives one for "
-                f"{', '.join(unvalued)} (GEO_RAG_ABSTAIN=false answers anyway)"
-            ],
+            notes=[f"abstained: {abstention.reason} (GEO_RAG_ABSTAIN=false answers anyway)"],
         )
     if tools.llm is not None and settings.generator != "extractive":
         generator: GroundedGenerator | LLMGenerator = (

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from geo_rag_runtime.query.context import ContextBundle
@@ -40,6 +41,8 @@ from geo_rag_runtime.vocab import is_class_name
 
 __all__ = [
     "SKIPPED_TYPES",
+    "Abstention",
+    "unsupported",
     "missing_entities",
     "abstention_text",
     "asks_for_value",
@@ -67,6 +70,37 @@ _NOT_A_VALUE = re.compile(
     r"|(?<=[(\s])(?:1[89]|20)\d\d[a-z]?(?=[);,])",
     re.IGNORECASE,
 )
+
+
+@dataclass(frozen=True)
+class Abstention:
+    """The "not found" answer and, for the answer's notes, the reason."""
+
+    answer: str
+    reason: str
+
+
+def unsupported(
+    question: str,
+    entities: Sequence[Any],
+    bundle: ContextBundle,
+    recognize: Callable[[str], Sequence[Any]] | None,
+    not_found: str,
+) -> Abstention | None:
+    """Why the context cannot answer the question — an entity it never mentions, else a value it
+    never gives — or None when neither check objects."""
+    missing = missing_entities(entities, bundle, recognize)
+    if missing:
+        return Abstention(
+            abstention_text(missing, not_found), f"no retrieved passage mentions {', '.join(missing)}"
+        )
+    unvalued = unvalued_quantities(question, entities, bundle)
+    if unvalued:
+        return Abstention(
+            no_value_text(unvalued, not_found),
+            f"the question asks for a value and no retrieved sentence gives one for {', '.join(unvalued)}",
+        )
+    return None
 
 
 def _mentioned(entity: Any, names: set[str], folded: str, tokens: set[str]) -> bool:

@@ -9,6 +9,7 @@ from geo_rag_runtime.query.support import (
     asks_for_value,
     missing_entities,
     no_value_text,
+    unsupported,
     unvalued_quantities,
 )
 from geo_rag_runtime.vocab import recognize
@@ -148,3 +149,21 @@ def test_a_reported_value_row_gives_the_value() -> None:
 
 def test_no_value_text_names_the_quantity() -> None:
     assert no_value_text(["δ18O"], "Not found.") == "Not found. The retrieved sources give no value for δ18O."
+
+
+def test_unsupported_names_the_first_check_that_objects() -> None:
+    context = ContextBundle(chunks=[passage(DECAY)])
+
+    def check(question: str) -> tuple[str, str] | None:
+        found = unsupported(question, recognize(question), context, recognize, "Not found.")
+        return None if found is None else (found.answer, found.reason)
+
+    assert check("What δ11B values are used?") == (
+        "Not found. The retrieved sources do not mention δ11B.",
+        "no retrieved passage mentions δ11B",
+    )
+    assert check("Which numerical value of the 232Th decay constant is adopted?") == (
+        "Not found. The retrieved sources give no value for 232Th decay constant.",
+        "the question asks for a value and no retrieved sentence gives one for 232Th decay constant",
+    )
+    assert check("What value of the 187Re decay constant is used?") is None
