@@ -103,21 +103,27 @@ def unsupported(
     return None
 
 
-def _mentioned(entity: Any, names: set[str], folded: str, tokens: set[str]) -> bool:
-    """An entity is mentioned when the recognizer found it in the context, or its canonical name or
+def _surface(entity: Any) -> str:
+    """The entity as the question wrote it."""
+    return str(getattr(entity, "surface", entity.name))
+
+
+def _named(entity: Any, names: set[str], folded: str) -> bool:
+    """An entity is named when the recognizer found it in the context, or its canonical name or
     surface form occurs there; a multi-word name ("40Ar/39Ar dating", "igneous rocks") also when each
-    of its words does (the papers rarely use the question's exact phrase); and any name when all its
-    keyword tokens (``normalize_tokens``: stemmed words, notation whole) are among the context's
-    ("tholeiites" in passages that say "tholeiitic", "40Ar/39Ar dating" where they say "40Ar/39Ar
-    dates", "lithosphere" where they say "lithospheric")."""
+    of its words does (the papers rarely use the question's exact phrase)."""
     name = str(entity.name).casefold()
-    surface = str(getattr(entity, "surface", entity.name)).casefold()
-    if name in names or name in folded or surface in folded:
+    if name in names or any(form in folded for form in _forms(entity)):
         return True
     words = _WORDS.findall(name)
-    if len(words) > 1 and all(word in folded for word in words):
-        return True
-    for form in (str(entity.name), str(getattr(entity, "surface", entity.name))):
+    return len(words) > 1 and all(word in folded for word in words)
+
+
+def _stem_mentioned(entity: Any, tokens: set[str]) -> bool:
+    """All keyword tokens of its name or surface form (``normalize_tokens``: stemmed words, notation
+    whole) are among the context's: "tholeiites" in passages that say "tholeiitic", "40Ar/39Ar
+    dating" where they say "40Ar/39Ar dates", "lithosphere" where they say "lithospheric"."""
+    for form in (str(entity.name), _surface(entity)):
         stems = normalize_tokens(form)
         if stems and all(stem in tokens for stem in stems):
             return True
@@ -143,13 +149,15 @@ def missing_entities(
     if not asked or not texts:
         return []
     folded = " ".join(" ".join(t.split()) for t in texts).casefold()
-    tokens = {token for text in texts for token in normalize_tokens(text)}
     names: set[str] = set()
     if recognize is not None:
         for text in texts:
             names.update(str(e.name).casefold() for e in recognize(text))
-    missing = [str(getattr(e, "surface", e.name)) for e in asked if not _mentioned(e, names, folded, tokens)]
-    return list(dict.fromkeys(missing))
+    unnamed = [e for e in asked if not _named(e, names, folded)]
+    if not unnamed:  # the usual case: the context is not tokenized at all
+        return []
+    tokens = {token for text in texts for token in normalize_tokens(text)}
+    return list(dict.fromkeys(_surface(e) for e in unnamed if not _stem_mentioned(e, tokens)))
 
 
 def _listed(names: Sequence[str]) -> str:
@@ -169,28 +177,26 @@ def asks_for_value(question: str) -> bool:
 
 
 def _forms(entity: Any) -> set[str]:
-    return {
-        form
-        for form in (str(entity.name).casefold(), str(getattr(entity, "surface", entity.name)).casefold())
-        if form
-    }
+    """Its canonical name and surface form, case-folded."""
+    return {form for form in (str(entity.name).casefold(), _surface(entity).casefold()) if form}
 
 
-def _qualifier(question: str, quantity: Any, entities: Sequence[Any]) -> Any | None:
-    """The entity written right before the quantity ("147Sm" in "147Sm decay constant"): the value
-    asked for is that one's, not any decay constant's."""
-    surface = str(getattr(quantity, "surface", quantity.name))
+def _qualified(question: str, quantity: Any, entities: Sequence[Any]) -> tuple[Any | None, str]:
+    """The entity written right before the quantity ("147Sm" in "147Sm decay constant"; the value
+    asked for is that one's, not any decay constant's), or None; and the phrase as the question
+    wrote it ("147Sm decay constant", else the quantity's surface form)."""
+    surface = _surface(quantity)
     start = question.find(surface)
     if start <= 0:
-        return None
+        return None, surface
     for other in entities:
-        other_surface = str(getattr(other, "surface", other.name))
+        other_surface = _surface(other)
         at = question.find(other_surface)
         if other is quantity or at < 0 or at >= start:
             continue
         if question[at + len(other_surface) : start].strip(" -\u2013") == "":
-            return other
-    return None
+            return other, question[at : start + len(surface)]
+    return None, surface
 
 
 def _gives_value(forms: set[str], qualifier_forms: set[str], sentences: Sequence[str]) -> bool:
@@ -230,14 +236,10 @@ def unvalued_quantities(question: str, entities: Sequence[Any], bundle: ContextB
     sentences += [fact.text for fact in bundle.facts if fact.retriever == "measurements"]
     named: list[str] = []
     for quantity in quantities:
-        qualifier = _qualifier(question, quantity, entities)
+        qualifier, phrase = _qualified(question, quantity, entities)
         if _gives_value(_forms(quantity), _forms(qualifier) if qualifier else set(), sentences):
             return []
-        surface = str(getattr(quantity, "surface", quantity.name))
-        if qualifier is not None:  # "147Sm decay constant", as the question wrote it
-            start = question.find(str(getattr(qualifier, "surface", qualifier.name)))
-            surface = question[start : question.find(surface) + len(surface)]
-        named.append(surface)
+        named.append(phrase)
     return list(dict.fromkeys(named))
 
 
