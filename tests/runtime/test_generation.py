@@ -266,3 +266,24 @@ def test_a_grounded_none_answers_verdict_gives_the_quoted_answer(scorer: Relevan
     )
     assert result.generator == "extractive" and result.markers and "[V0]" in result.answer
     assert result.notes[0].startswith("the model found no evidence sentence that answers the question")
+
+
+def test_a_grounded_answer_nothing_supports_gives_the_quoted_answer(scorer: RelevanceScorer) -> None:
+    """The model picks a sentence, then writes a number no evidence gives (the local model's usual
+    slip on value questions): its sentence is dropped and the extractive answer stands in, named as
+    such, instead of the sentences the model chose."""
+    from geo_rag_runtime.query.grounded import GroundedGenerator
+
+    replies = [
+        reply(json.dumps({"answerable": True, "evidence": [3]})),
+        reply("Magnetite crystallisation removes 97 % of the iron from tholeiitic magmas."),
+    ]
+    model = llm(lambda request: replies.pop(0)(request))
+    question = "How does magnetite affect iron in calc-alkaline magmas?"
+    result = GroundedGenerator(model, scorer).generate(question, bundle(IRON), "implicit_reasoning")
+    quoted = ExtractiveGenerator(scorer).generate(question, bundle(IRON), "implicit_reasoning")
+    assert not replies, "both steps asked the model"
+    assert result.generator == "extractive" and result.answer == quoted.answer
+    assert "97" not in result.answer and "[V0]" in result.answer
+    assert any(n.startswith("unsupported") and "97 %" in n for n in result.notes)
+    assert "no sentence of the model's answer was supported: answered extractively" in result.notes
