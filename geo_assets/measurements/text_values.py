@@ -51,6 +51,8 @@ _UNITS: dict[str, str] = {
     "kyr": "ka",
     "Ga": "Ga",
     "Gyr": "Ga",
+    "Gy": "Ga",  # "over the past ∼4.4 Gy" (PNAS style), else read as a unitless εHf
+    "m.y.": "Ma",
     "°C": "°C",
     "◦C": "°C",
     "ºC": "°C",
@@ -122,18 +124,21 @@ _SKIP_BEFORE = re.compile(
 )
 _COUNT_AFTER = re.compile(
     r"^\s*(?:analys[ie]s|samples?|grains?|spots?|zircons?|aliquots?|locations?|points?|measurements?|"
-    r"results|datasets?|papers?|studies|times|orders?|km|m\b|cm|mm|μm|µm|nm|s\b|min|h\b|days?|years?)",
+    r"results|datasets?|papers?|studies|times|orders?|km|m\b|cm|mm|μm|µm|nm|s\b|min|h\b|days?|years?|"
+    r"S[ED]\b|s\.[ed]\.|sigma\b)",  # "2 SE uncertainty": a confidence level, not a value
     re.IGNORECASE,
 )
 _CITATION = re.compile(r"(?:et al\.?,?|and [A-Z][a-z]+,?|[A-Z][a-z]+,)\s*\(?$")
-# a time span, not an age: "a repose of ~0.6–2 Ma", "~500 kyr of dispersion", "7–9 Ma after …"
+# a time span, not an age: "a repose of ~0.6–2 Ma", "~500 kyr of dispersion", "7–9 Ma after …",
+# "allows some ∼0.9 Gy for exhumation"
 _DURATION_BEFORE = re.compile(
     r"(?:repose|duration|span|interval|period|lifetime|hiatus|gap)\s+of\s+(?:between\s+|about\s+|up to\s+)?$"
-    r"|\b(?:lasted|lasting|lasts|within|over|for)\s+(?:about\s+|up to\s+|the (?:last|past|first)\s+)?$",
+    r"|\b(?:lasted|lasting|lasts|within|over|for|some)\s+(?:about\s+|up to\s+|the (?:last|past|first)\s+)?$",
     re.IGNORECASE,
 )
 _DURATION_AFTER = re.compile(
-    r"^\s*(?:after|before|later|earlier|long|of (?:dispersion|repose|time|duration|crystalli[sz]ation))\b",
+    r"^\s*(?:after|before|later|earlier|long|of (?:dispersion|repose|time|duration|crystalli[sz]ation|"
+    r"(?:geologic(?:al)? )?history))\b",
     re.IGNORECASE,
 )
 _CLAUSE_BREAK = re.compile(r"[;:]|\.\s|\bwhereas\b|\bwhile\b|\bbut\b")
@@ -214,10 +219,19 @@ def _inside(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(s <= start and end <= e for s, e in spans)
 
 
+# numbered references as PNAS, Science and Nature print them: "(24)", "(29–31)", "(13, 24)"
+_NUMBERED_CITATION = re.compile(r"\(\s*\d{1,3}(?:\s*[–,\-]\s*\d{1,3})*\s*\)")
+# "× 10^8" / "× 108" (the superscript lost in the PDF's text): a mantissa, which this grammar cannot
+# scale, so the number is left out rather than stored wrong
+_TIMES_TEN = re.compile(r"^\s*[×x]\s*10")
+
+
 def _citation_spans(text: str) -> list[tuple[int, int]]:
-    """Bracketed citations ("[Hoggard et al. 2020]"): their numbers are not values (author–year
-    references in running text are caught by ``_CITATION`` before the year)."""
-    return [m.span() for m in re.finditer(r"\[[^\]]*\b(?:19|20)\d\d[a-z]?\b[^\]]*\]", text)]
+    """Bracketed citations ("[Hoggard et al. 2020]") and numbered ones ("(24)", "(29–31)"): their
+    numbers are not values (author–year references in running text are caught by ``_CITATION``
+    before the year)."""
+    spans = [m.span() for m in re.finditer(r"\[[^\]]*\b(?:19|20)\d\d[a-z]?\b[^\]]*\]", text)]
+    return spans + [m.span() for m in _NUMBERED_CITATION.finditer(text)]
 
 
 def _value_groups(text: str, analytes: list[_Analyte]) -> Iterator[re.Match[str]]:
@@ -250,6 +264,8 @@ def _value_groups(text: str, analytes: list[_Analyte]) -> Iterator[re.Match[str]
             continue
         if not (match.group("unit") or match.group("lo_unit")) and _COUNT_AFTER.match(text[match.end() :]):
             continue
+        if _TIMES_TEN.match(text[match.end() :]) or re.search(r"\bper\s*$", text[: match.start()]):
+            continue  # "2.4 × 108 km3"; "parts per 10,000"
         unit = _unit_of(match)
         if unit not in _AGE_UNITS and re.search(r"\bby\s*$", text[: match.start()]):
             continue  # "lowers Tp by ~140 °C": a change, not a reported value ("by 340 Ma" is a date)

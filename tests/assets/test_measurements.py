@@ -81,6 +81,24 @@ def test_numbers_that_are_not_values_are_skipped() -> None:
     assert rows("Samples 19MAT-157 and OG.1 were dated.") == []  # names with digits
 
 
+def test_numbered_references_levels_mantissas_and_spans_are_no_values() -> None:
+    """Sentences of a PNAS paper (Keller et al. 2019) that once gave εHf rows of 24, 29–31, 2, 2.4,
+    10,000 and 4.4: numbered references, a confidence level, a mantissa of "× 10^8", "parts per"
+    and a span of time in Gy."""
+    assert rows("It is reported in terms of εHf or parts per 10,000 relative to CHUR (24).") == []
+    assert rows("Variations in zircon εHf have been attributed to the supercontinent cycle (29–31).") == []
+    assert rows("We record mean εHfi in zircon and 2 SE uncertainty of the mean.") == []
+    assert rows("Average crust and mantle εHf imply the recycling of some 2.4 × 108 km3 of crust.") == []
+    assert (
+        rows("To quantify crustal average εHf evolution over the past ∼4.4 Gy, we use 29,523 zircons.") == []
+    )
+    assert rows("The surface allows some ∼0.9 Gy for exhumation.") == []
+    assert rows("εNd (t) values of +2.3 ± 0.4 (2σ) at 1.2 Gy.") == [  # a date in Gy is an age in Ga
+        ("εNd", 2.3, None, "epsilon"),
+        ("age", 1.2, None, "Ga"),
+    ]
+
+
 def test_temperature_and_pressure_follow_their_units() -> None:
     text = "Basalts equilibrate between 1–2 GPa and 1275–1475 °C; we obtain 𝑃 = 2.07 GPa and 𝑇 = 1370 °C."
     assert rows(text) == [
