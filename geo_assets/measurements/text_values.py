@@ -123,11 +123,18 @@ _SKIP_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _COUNT_AFTER = re.compile(
-    r"^\s*(?:analys[ie]s|samples?|grains?|spots?|zircons?|aliquots?|locations?|points?|measurements?|"
+    # "9 samples", "∼700 individual zircon analyses" (up to two words between, none a preposition)
+    r"^\s*(?:(?!(?:for|of|in|from|with|and|or|at|on|to|by|per|the|an?)\b)[^\W\d][\w-]*\s+){0,2}"
+    r"(?:analys[ie]s|samples?|grains?|spots?|zircons?|aliquots?|locations?|points?|measurements?|"
     r"results|datasets?|papers?|studies|times|orders?|km|m\b|cm|mm|μm|µm|nm|s\b|min|h\b|days?|years?|"
     r"S[ED]\b|s\.[ed]\.|sigma\b)",  # "2 SE uncertainty": a confidence level, not a value
     re.IGNORECASE,
 )
+# "∆t = 0.01 σ", "N ≈ 50", "n = 25": a value assigned to a symbol that is no analyte (a variable of
+# the paper's model, a count) is that symbol's, not the analyte's named before it
+# (not "[206Pb/204Pb]c = 9": a subscript of the analyte; and "t = 800 Ma" is an age)
+_OTHER_SYMBOL = re.compile(r"(?<![\w∆Δ\])])((?:[∆Δ]\s?)?[^\W\d_][^\W_]?)\s*[=≈]\s*$")
+_WORDS_NOT_SYMBOLS = frozenset({"of", "at", "to", "by", "is", "as", "be", "in", "on", "or", "an", "if", "it"})
 _CITATION = re.compile(r"(?:et al\.?,?|and [A-Z][a-z]+,?|[A-Z][a-z]+,)\s*\(?$")
 # a time span, not an age: "a repose of ~0.6–2 Ma", "~500 kyr of dispersion", "7–9 Ma after …",
 # "allows some ∼0.9 Gy for exhumation"
@@ -243,8 +250,18 @@ def _value_groups(text: str, analytes: list[_Analyte]) -> Iterator[re.Match[str]
         start = match.start("lo")
         if not match.group("lo") or any(s <= start < e for s, e in taken):
             continue
-        # numbers glued to letters are names (19MAT-169, Temora2, OG.1, M127), not values
-        if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_"):
+        head_start = max(0, match.start() - 12)
+        symbol = _OTHER_SYMBOL.search(text[head_start:start])
+        if (
+            symbol is not None
+            and symbol.group(1).strip("∆Δ ").casefold() not in _WORDS_NOT_SYMBOLS
+            and not (symbol.group(1) == "t" and _unit_of(match) in _AGE_UNITS)
+            and not any(s <= head_start + symbol.start(1) < e for s, e in taken)
+        ):
+            continue
+        # numbers glued to letters are names (19MAT-169, Temora2, OG.1, M127), not values; glued to a
+        # bracket, subscripts and formulas ("[40Ar/36Ar]0", "exp(λ238t)-1")
+        if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_])"):
             continue
         end_lo = match.end("lo")
         if (

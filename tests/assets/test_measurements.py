@@ -81,6 +81,35 @@ def test_numbers_that_are_not_values_are_skipped() -> None:
     assert rows("Samples 19MAT-157 and OG.1 were dated.") == []  # names with digits
 
 
+def test_values_of_model_symbols_and_counts_belong_to_no_analyte() -> None:
+    """A value assigned to a symbol that is no analyte (Δt, N, σ, ω, dt) is that symbol's, not the
+    analyte's named before it; "t = 800 Ma" is still an age and "[206Pb/204Pb]c = 9" a ratio."""
+    assert (
+        rows(
+            "The near-unity MSWD of a dataset with ∆t = 0.01 σ until more than ∼700 individual zircon analyses."
+        )
+        == []
+    )
+    assert rows("Eruption ages on the basis of MSWD for datasets smaller than N ≈ 50.") == []
+    assert rows("The y intercept is overdispersed ([40Ar/36Ar]0 = 400, σa = 40).") == [
+        ("40Ar/36Ar", 400, None, "ratio")
+    ]
+    assert rows("The x intercept is overdispersed (t = 100 Ma, σt = 10 Ma).") == [("age", 100, None, "Ma")]
+    assert rows("An absolute age filter with dt = 97 Myr.") == []
+    assert rows("Common Pb ratios of [207Pb/204Pb]c = 10 and [206Pb/204Pb]c = 9.") == [
+        ("207Pb/204Pb", 10, None, "ratio"),
+        ("206Pb/204Pb", 9, None, "ratio"),
+    ]
+    assert rows("An age of 410 ± 4 Ma (MSWD = 0.89, n = 25).") == [
+        ("age", 410, None, "Ma"),
+        ("MSWD", 0.89, None, ""),
+    ]
+    assert rows("Basalts with Ni = 250 ppm and Tp = 1402 °C.") == [
+        ("Ni", 250, None, "ppm"),
+        ("Tp", 1402, None, "°C"),
+    ]
+
+
 def test_numbered_references_levels_mantissas_and_spans_are_no_values() -> None:
     """Sentences of a PNAS paper (Keller et al. 2019) that once gave εHf rows of 24, 29–31, 2, 2.4,
     10,000 and 4.4: numbered references, a confidence level, a mantissa of "× 10^8", "parts per"
