@@ -127,7 +127,8 @@ _COUNT_AFTER = re.compile(
     r"^\s*(?:(?!(?:for|of|in|from|with|and|or|at|on|to|by|per|the|an?)\b)[^\W\d][\w-]*\s+){0,2}"
     r"(?:analys[ie]s|samples?|grains?|spots?|zircons?|aliquots?|locations?|points?|measurements?|"
     r"results|datasets?|papers?|studies|times|orders?|km|m\b|cm|mm|μm|µm|nm|s\b|min|h\b|days?|years?|"
-    r"S[ED]\b|s\.[ed]\.|sigma\b)",  # "2 SE uncertainty": a confidence level, not a value
+    r"S[ED]\b|s\.[ed]\.|sigma\b|"  # "2 SE uncertainty": a confidence level, not a value
+    r"arc\b|degrees?\b|°(?!\s*[CF]))",  # "within 5 arc degrees", "a dip of 30°": angles
     re.IGNORECASE,
 )
 # "∆t = 0.01 σ", "N ≈ 50", "n = 25": a value assigned to a symbol that is no analyte (a variable of

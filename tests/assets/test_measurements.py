@@ -122,6 +122,7 @@ def test_numbered_references_levels_mantissas_and_spans_are_no_values() -> None:
         rows("To quantify crustal average εHf evolution over the past ∼4.4 Gy, we use 29,523 zircons.") == []
     )
     assert rows("The surface allows some ∼0.9 Gy for exhumation.") == []
+    assert rows("Arc zircon εHf within 5 arc degrees of a trench, at a dip of 30°.") == []  # angles
     assert rows("εNd (t) values of +2.3 ± 0.4 (2σ) at 1.2 Gy.") == [  # a date in Gy is an age in Ga
         ("εNd", 2.3, None, "epsilon"),
         ("age", 1.2, None, "Ga"),
