@@ -15,7 +15,7 @@ from geo_rag_runtime.vocab import vocabulary_version
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
-    code_version=f"measurements-8+vocab.{vocabulary_version()}",
+    code_version=f"measurements-9+vocab.{vocabulary_version()}",
     pool="docstore",
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "
     "oxide, isotope ratio, ε/δ notation, age, T, P …), value or range, unit, uncertainty, qualifier, "

@@ -63,12 +63,15 @@ _UNITS: dict[str, str] = {
     "ε": "epsilon",
 }
 _UNIT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+# Some publishers' PDF fonts put "±" where the text layer reads "6" ("a 609 6 8 Ma weighted mean
+# age"): read as ± only between two numbers when a unit follows the second
+_PLUS_MINUS_AS_SIX = rf"\s6\s(?={_NUMBER}\s*(?:{_UNIT})(?![A-Za-z]))"
 _QUALIFIER = r"(?:(?P<qual>[~∼≈<>≤≥≲≳]|ca\.|c\.|about|approximately|up to|as high as|as low as)\s*)?"
 _VALUE_GROUP = re.compile(
     _QUALIFIER
     + rf"(?:(?P<between>between)\s+|from\s+)?(?P<lo>{_NUMBER})(?:\s*(?P<lo_unit>{_UNIT})(?![A-Za-z]))?"
     + rf"(?:(?:{_RANGE_SEP}|(?(between)\s+and\s+|(?!)))(?:[~∼≈]\s*)?(?P<hi>{_NUMBER}))?"
-    + rf"(?:\s*(?:±|\+/-|\+/−)\s*(?P<unc>{_NUMBER})\s*(?P<unc_pct>%)?)?"
+    + rf"(?:(?:\s*(?:±|\+/-|\+/−)\s*|{_PLUS_MINUS_AS_SIX})(?P<unc>{_NUMBER})\s*(?P<unc_pct>%)?)?"
     + r"(?:\s*\+\s*(?P<unc_plus>\d+(?:\.\d+)?)\s*[−\-–]\s*(?P<unc_minus>\d+(?:\.\d+)?))?"
     + rf"(?:\s*(?P<unit>{_UNIT})(?![A-Za-z]))?"
     + r"(?:\s*\((?P<level>[12]\s*[σs]|2\s*SE|2\s*SD|1\s*SE|1\s*SD|95\s*%[^)]*)\))?"

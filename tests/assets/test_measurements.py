@@ -110,6 +110,19 @@ def test_values_of_model_symbols_and_counts_belong_to_no_analyte() -> None:
     ]
 
 
+def test_a_plus_minus_the_text_layer_reads_as_six() -> None:
+    """Vermeesch et al. (2017, G3): the PDF's text layer prints "±" as "6"; read as ± only between two
+    numbers followed by a unit."""
+    rows_with_errors = [
+        (v.value, v.unit, v.uncertainty)
+        for v in extract_text_values(
+            "Scanning produced a 609 6 8 Ma weighted mean age; the TIMS reference age is 337.13 6 0.37 Ma."
+        )
+    ]
+    assert rows_with_errors == [(609, "Ma", 8), (337.13, "Ma", 0.37)]
+    assert all(v.uncertainty is None for v in extract_text_values("Peaks at 4 6 and 8 Ma."))  # no unit after
+
+
 def test_numbered_references_levels_mantissas_and_spans_are_no_values() -> None:
     """Sentences of a PNAS paper (Keller et al. 2019) that once gave εHf rows of 24, 29–31, 2, 2.4,
     10,000 and 4.4: numbered references, a confidence level, a mantissa of "× 10^8", "parts per"
