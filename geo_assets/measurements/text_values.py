@@ -245,6 +245,18 @@ def _citation_spans(text: str) -> list[tuple[int, int]]:
     return spans + [m.span() for m in _NUMBERED_CITATION.finditer(text)]
 
 
+def _assigned_to_other_symbol(text: str, match: re.Match[str], taken: list[tuple[int, int]]) -> bool:
+    """Whether the value is written as that of a symbol that is no analyte ("∆t = 0.01 σ", "N ≈ 50"),
+    ``_OTHER_SYMBOL``; ``taken`` are the analytes' spans."""
+    head_start = max(0, match.start() - 12)
+    symbol = _OTHER_SYMBOL.search(text[head_start : match.start("lo")])
+    if symbol is None or symbol.group(1).strip("∆Δ ").casefold() in _WORDS_NOT_SYMBOLS:
+        return False
+    if symbol.group(1) == "t" and _unit_of(match) in _AGE_UNITS:
+        return False  # "t = 800 Ma": the age
+    return not any(s <= head_start + symbol.start(1) < e for s, e in taken)
+
+
 def _value_groups(text: str, analytes: list[_Analyte]) -> Iterator[re.Match[str]]:
     taken = [(a.start, a.end) for a in analytes]
     skip = _citation_spans(text)
@@ -254,14 +266,7 @@ def _value_groups(text: str, analytes: list[_Analyte]) -> Iterator[re.Match[str]
         start = match.start("lo")
         if not match.group("lo") or any(s <= start < e for s, e in taken):
             continue
-        head_start = max(0, match.start() - 12)
-        symbol = _OTHER_SYMBOL.search(text[head_start:start])
-        if (
-            symbol is not None
-            and symbol.group(1).strip("∆Δ ").casefold() not in _WORDS_NOT_SYMBOLS
-            and not (symbol.group(1) == "t" and _unit_of(match) in _AGE_UNITS)
-            and not any(s <= head_start + symbol.start(1) < e for s, e in taken)
-        ):
+        if _assigned_to_other_symbol(text, match, taken):
             continue
         # numbers glued to letters are names (19MAT-169, Temora2, OG.1, M127), not values; glued to a
         # bracket, subscripts and formulas ("[40Ar/36Ar]0", "exp(λ238t)-1")
