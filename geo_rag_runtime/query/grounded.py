@@ -285,15 +285,8 @@ class GroundedGenerator:
             # The 1.5B model's "none answers" is not trusted either: on questions whose entities the
             # context names, it said so for 4 of 44 answerable questions and 0 of 20 unanswerable ones
             # (17-paper sets), so the quoted answer stands in and the notes say why.
-            quoted = self.extractive.generate(question, context, category)
-            return Generation(
-                quoted.answer,
-                quoted.generator,
-                quoted.markers,
-                ["the model found no evidence sentence that answers the question: answered extractively"]
-                + quoted.notes,
-                prompts,
-            )
+            why = "the model found no evidence sentence that answers the question: answered extractively"
+            return self._quoted(question, context, category, [why], prompts)
         prompts.append(WRITE_ANSWER.id)
         system, user = WRITE_ANSWER.render(
             evidence=listing,
@@ -320,14 +313,20 @@ class GroundedGenerator:
             # Mostly a number the evidence does not give ("1.5 ppm" where it says 1.26). Quoting the
             # sentences the model chose lost to the extractive answer on the hand-written sets
             # (README, "The local LLM"), so that answer stands in, as after a "none" verdict.
-            quoted = self.extractive.generate(question, context, category)
             notes.append("no sentence of the model's answer was supported: answered extractively")
-            return Generation(quoted.answer, quoted.generator, quoted.markers, notes + quoted.notes, prompts)
+            return self._quoted(question, context, category, notes, prompts)
         parts = [(a.sentence, evidence[a.evidence].markers) for a in kept if a.evidence is not None]
         answer = " ".join(cite(sentence, markers) for sentence, markers in parts)
         markers = list(dict.fromkeys(m for _, ms in parts for m in ms))
         notes.append(f"{len(kept)}/{len(attributions)} answer sentences supported by cited evidence")
         return Generation(answer, self.name, markers, notes, prompts)
+
+    def _quoted(
+        self, question: str, context: ContextBundle, category: QueryType, notes: list[str], prompts: list[str]
+    ) -> Generation:
+        """The extractive answer standing in for the model's, with ``notes`` saying why first."""
+        quoted = self.extractive.generate(question, context, category)
+        return Generation(quoted.answer, quoted.generator, quoted.markers, notes + quoted.notes, prompts)
 
     def _select(self, question: str, listing: str, n: int) -> list[int]:
         schema = {
