@@ -106,7 +106,8 @@ _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     ),
     (re.compile(r"\b(?:temperatures?)\b|\bT(?=\s*=)"), "T"),
     (re.compile(r"\b(?:pressures?)\b|\bP(?=\s*=)"), "P"),
-    (re.compile(r"\b(?:ages?|dates?|dated at)\b"), "age"),
+    # "t = 800 Ma": t is the age symbol (not "∆t", "dt", "σt": model variables, _OTHER_SYMBOL)
+    (re.compile(r"\b(?:ages?|dates?|dated at)\b|(?<![\w∆Δ])t(?=\s*[=≈])"), "age"),
     (
         re.compile(
             rf"(?<![A-Za-z0-9/]){_ELEMENT}(?=\s+(?:and\s+{_ELEMENT}\s+)?(?:contents?|concentrations?|abundances?))"
@@ -136,7 +137,7 @@ _COUNT_AFTER = re.compile(
 )
 # "∆t = 0.01 σ", "N ≈ 50", "n = 25": a value assigned to a symbol that is no analyte (a variable of
 # the paper's model, a count) is that symbol's, not the analyte's named before it
-# (not "[206Pb/204Pb]c = 9": a subscript of the analyte; and "t = 800 Ma" is an age)
+# (not "[206Pb/204Pb]c = 9": a subscript of the analyte)
 _OTHER_SYMBOL = re.compile(r"(?<![\w∆Δ\])])((?:[∆Δ]\s?)?[^\W\d_][^\W_]?)\s*[=≈]\s*$")
 _WORDS_NOT_SYMBOLS = frozenset({"of", "at", "to", "by", "is", "as", "be", "in", "on", "or", "an", "if", "it"})
 _CITATION = re.compile(r"(?:et al\.?,?|and [A-Z][a-z]+,?|[A-Z][a-z]+,)\s*\(?$")
@@ -252,8 +253,6 @@ def _assigned_to_other_symbol(text: str, match: re.Match[str], taken: list[tuple
     symbol = _OTHER_SYMBOL.search(text[head_start : match.start("lo")])
     if symbol is None or symbol.group(1).strip("∆Δ ").casefold() in _WORDS_NOT_SYMBOLS:
         return False
-    if symbol.group(1) == "t" and _unit_of(match) in _AGE_UNITS:
-        return False  # "t = 800 Ma": the age
     return not any(s <= head_start + symbol.start(1) < e for s, e in taken)
 
 
