@@ -154,9 +154,11 @@ def format_answer(answer: Answer) -> str:
             lines.append(f" {mark}[V{key}] {where}  (score {float(item.get('score', 0.0)):.3f})")
     if answer.citations:
         lines += ["", "cited:"]
-        for citation in answer.citations:
-            pages = f", {citation.pages}" if citation.pages else ""
-            lines.append(f"  {citation.source_file}{pages}  ({citation.title})")
+        # citations are per chunk (--json keeps them all); a reader needs each paper and page once
+        cited_pages = (
+            f"  {c.source_file}{f', {c.pages}' if c.pages else ''}  ({c.title})" for c in answer.citations
+        )
+        lines += list(dict.fromkeys(cited_pages))
     values = {key: item for key, item in graph.items() if item.get("retriever") == "measurements"}
     if values:
         lines += ["", "reported values (geo-rag measurements has them all):"]

@@ -309,6 +309,10 @@ def test_format_answer_lists_sources_notes_and_timings(service: Any) -> None:
     assert f"strategy: {answer.strategy}" in text and "generator: extractive" in text
     assert "[V0] " in text and ".pdf" in text
     assert "timings (ms):" in text and "generation" in text
+    cited = text.split("\ncited:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert cited and len(cited) == len(set(cited))  # one line per paper and pages, not per chunk
+    twice = answer.model_copy(update={"citations": [*answer.citations, *answer.citations]})
+    assert format_answer(twice) == text
 
 
 def test_retrieval_steps_stay_deterministic_unless_turned_on(knowledge_base: KnowledgeBase) -> None:
