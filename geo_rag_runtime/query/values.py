@@ -53,6 +53,10 @@ def question_analytes(question: Question, known: Sequence[str]) -> list[str]:
 
 
 _PRINTED_UNIT = re.compile(r"[A-Za-zµμ%‰°]\.?\s*$")
+# how the text extractor's qualifiers are printed (geo_assets/measurements/text_values._QUALIFIER)
+_PRINTED_QUALIFIER = re.compile(
+    r"[~∼≈<>≤≥≲≳]|(?:ca|c)\.|about\b|approximately\b|up to\b|as (?:high|low) as\b"
+)
 
 
 def row_text(row: Measurement) -> str:
@@ -62,7 +66,8 @@ def row_text(row: Measurement) -> str:
     else:
         prefix = row.qualifier if row.qualifier in {"<", ">", "~"} else ""
         printed = row.printed or f"{row.value:g}"
-        value = printed if printed.startswith(prefix) else f"{prefix}{printed}"  # "~500 kyr": one "~"
+        # the qualifier once, as printed: "~500 kyr", "ca. 2,312 Ma", "∼512–510 Ma" (not "~ca. 2,312")
+        value = printed if _PRINTED_QUALIFIER.match(printed) else f"{prefix}{printed}"
         if not row.printed and row.value_max is not None:
             value += f"–{row.value_max:g}"
         if not row.printed and row.uncertainty is not None:

@@ -92,3 +92,10 @@ def test_a_row_reads_as_printed_with_its_unit_once() -> None:
     assert row_text(row(analyte="age", value=28.0, unit="Ma", qualifier="~", printed="28")).startswith(
         "age = ~28 Ma — "
     )
+    # a qualifier printed in words or as "∼" stays as printed (was "~ca. 2,312 Ma", "~∼512–510 Ma")
+    for printed in ("ca. 2,312 Ma", "∼512–510 Ma", "about 3 Ga", "≤ 0.5"):
+        qualified = row(analyte="age", value=1.0, unit="Ma", qualifier="~", printed=printed)
+        assert row_text(qualified).startswith(f"age = {printed}"), row_text(qualified)
+    assert row_text(row(analyte="Sr", value=0.5, unit="ppm", qualifier="<", printed="0.5")).startswith(
+        "Sr = <0.5 ppm"
+    )
