@@ -15,7 +15,7 @@ from geo_rag_runtime.vocab import vocabulary_version
     partitions_def=papers_partitions,
     group_name="graph",
     kinds={"mongodb"},
-    code_version=f"triples-2+vocab.{vocabulary_version()}",
+    code_version=f"triples-3+vocab.{vocabulary_version()}",
     pool="llm",
     check_specs=[dg.AssetCheckSpec("entities_in_vocabulary", asset="triples")],
     description="Geochemical entities recognized in every chunk and relations between them as "

@@ -186,6 +186,10 @@ def _trie_regex(forms: Iterable[str]) -> str:
     return emit(trie)
 
 
+# a place name right after "New " is part of another place's name
+_NEW_BEFORE = re.compile(r"\bNew\s$")
+
+
 class Recognizer:
     """Compiled patterns over one vocabulary; stateless after construction and safe to share."""
 
@@ -227,6 +231,8 @@ class Recognizer:
                 name, type_ = hit
                 if type_ == "Element" and m.group(0).lower() == "lead" and not self._lead_context(t, m.end()):
                     continue
+                if type_ == "Location" and _NEW_BEFORE.search(t, max(0, m.start() - 4), m.start()):
+                    continue  # "New Mexico", "New England": another place (unless the vocabulary has it)
                 out.append(_Cand(m.start(), m.end(), name, type_, _P_DICT))
 
     @staticmethod

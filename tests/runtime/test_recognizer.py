@@ -77,6 +77,10 @@ def names(text: str) -> list[tuple[str, str]]:
             ],
         ),
         (
+            "basalts of New Mexico, Mexico and New Zealand",
+            [("basalt", "Rock"), ("Mexico", "Location"), ("New Zealand", "Location")],
+        ),
+        (
             "depleted mantle model ages (TDM) near porphyry Cu deposits",
             [
                 ("model age", "Parameter"),
