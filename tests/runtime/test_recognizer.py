@@ -81,6 +81,16 @@ def names(text: str) -> list[tuple[str, str]]:
             [("basalt", "Rock"), ("Mexico", "Location"), ("New Zealand", "Location")],
         ),
         (
+            "back-arc basalts of the South China Sea, the Sea of Japan and South Africa",
+            [
+                ("back-arc", "TectonicSetting"),
+                ("basalt", "Rock"),
+                ("South China Sea", "Location"),
+                ("Sea of Japan", "Location"),
+                ("South Africa", "Location"),
+            ],
+        ),
+        (
             "depleted mantle model ages (TDM) near porphyry Cu deposits",
             [
                 ("model age", "Parameter"),
