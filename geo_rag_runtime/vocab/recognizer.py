@@ -186,8 +186,10 @@ def _trie_regex(forms: Iterable[str]) -> str:
     return emit(trie)
 
 
-# a place name right after "New " is part of another place's name
+# a place name right after "New " is part of another place's name ("New Mexico"); an adjective is not
+# ("New Icelandic data")
 _NEW_BEFORE = re.compile(r"\bNew\s$")
+_ADJECTIVE = re.compile(r"(?:an|ic|ese|ish)$")
 
 
 class Recognizer:
@@ -231,7 +233,11 @@ class Recognizer:
                 name, type_ = hit
                 if type_ == "Element" and m.group(0).lower() == "lead" and not self._lead_context(t, m.end()):
                     continue
-                if type_ == "Location" and _NEW_BEFORE.search(t, max(0, m.start() - 4), m.start()):
+                if (
+                    type_ == "Location"
+                    and _NEW_BEFORE.search(t, max(0, m.start() - 4), m.start())
+                    and not _ADJECTIVE.search(m.group(0))
+                ):
                     continue  # "New Mexico", "New England": another place (unless the vocabulary has it)
                 out.append(_Cand(m.start(), m.end(), name, type_, _P_DICT))
 

@@ -77,8 +77,13 @@ def names(text: str) -> list[tuple[str, str]]:
             ],
         ),
         (
-            "basalts of New Mexico, Mexico and New Zealand",
-            [("basalt", "Rock"), ("Mexico", "Location"), ("New Zealand", "Location")],
+            "basalts of New Mexico, Mexico and New Zealand. New Icelandic data",
+            [
+                ("basalt", "Rock"),
+                ("Mexico", "Location"),
+                ("New Zealand", "Location"),
+                ("Iceland", "Location"),
+            ],
         ),
         (
             "back-arc basalts of the South China Sea, the Sea of Japan and South Africa",
