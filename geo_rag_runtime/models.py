@@ -124,6 +124,14 @@ class Chunk(BaseModel):
     page_end: int | None = None
 
 
+# How a qualifier is printed before a value in running text ("~", "ca.", "up to" …), as regex
+# alternatives: the text extractor reads them (geo_assets/measurements/text_values) and a row's printed
+# value is shown with the one it holds (query/values), so both read this one list.
+PRINTED_QUALIFIERS = (
+    "[~∼≈<>≤≥≲≳]", r"ca\.", r"c\.", "about", "approximately", "up to", "as high as", "as low as",
+)  # fmt: skip
+
+
 class Measurement(BaseModel):
     """One reported value as data: what was measured, the number, its unit and uncertainty, and
     where the paper says it (page, and the table cell or the sentence with character offsets).

@@ -27,6 +27,8 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from geo_rag_runtime.models import PRINTED_QUALIFIERS
+
 __all__ = ["TextValue", "extract_text_values", "parse_number"]
 
 _MINUS = "\u2212\u2013\u2012\u2010\u2011"  # unicode minus and dashes that print a minus sign
@@ -66,7 +68,7 @@ _UNIT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
 # Some publishers' PDF fonts put "±" where the text layer reads "6" ("a 609 6 8 Ma weighted mean
 # age"): read as ± only between two numbers when a unit follows the second
 _PLUS_MINUS_AS_SIX = rf"\s6\s(?={_NUMBER}\s*(?:{_UNIT})(?![A-Za-z]))"
-_QUALIFIER = r"(?:(?P<qual>[~∼≈<>≤≥≲≳]|ca\.|c\.|about|approximately|up to|as high as|as low as)\s*)?"
+_QUALIFIER = rf"(?:(?P<qual>{'|'.join(PRINTED_QUALIFIERS)})\s*)?"
 _VALUE_GROUP = re.compile(
     _QUALIFIER
     + rf"(?:(?P<between>between)\s+|from\s+)?(?P<lo>{_NUMBER})(?:\s*(?P<lo_unit>{_UNIT})(?![A-Za-z]))?"

@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 
 from geo_rag_runtime.measurements import quote
-from geo_rag_runtime.models import Measurement, RetrievedItem
+from geo_rag_runtime.models import PRINTED_QUALIFIERS, Measurement, RetrievedItem
 from geo_rag_runtime.query.question import Question
 from geo_rag_runtime.stores.protocols import MeasurementReader
 
@@ -53,9 +53,9 @@ def question_analytes(question: Question, known: Sequence[str]) -> list[str]:
 
 
 _PRINTED_UNIT = re.compile(r"[A-Za-zµμ%‰°]\.?\s*$")
-# how the text extractor's qualifiers are printed (geo_assets/measurements/text_values._QUALIFIER)
+# a printed value that starts with its qualifier (a word form only as a whole word)
 _PRINTED_QUALIFIER = re.compile(
-    r"[~∼≈<>≤≥≲≳]|(?:ca|c)\.|about\b|approximately\b|up to\b|as (?:high|low) as\b"
+    "|".join(form + (r"\b" if form[-1].isalpha() else "") for form in PRINTED_QUALIFIERS)
 )
 
 
