@@ -51,11 +51,18 @@ METRICS: tuple[MetricSpec, ...] = (
         f"paper_hit@{EVIDENCE_K}", "retrieval", f"georag: a top-{EVIDENCE_K} chunk is from a reference paper"
     ),
     MetricSpec("passage_recall", "retrieval", "georag: reference passages matched / reference passages"),
+    MetricSpec(
+        f"both_papers@{EVIDENCE_K}",
+        "retrieval",
+        f"georag: every reference paper of a multi-paper question is among the top {EVIDENCE_K} chunks' papers",
+    ),
     MetricSpec("entity_recall", "retrieval", "georag: recognizer entities, |ctx ∩ ref| / |ref|"),
     MetricSpec(
-        "non_llm_context_precision_with_reference", "retrieval", "ragas NonLLMContextPrecisionWithReference"
+        "non_llm_context_precision_with_reference",
+        "retrieval",
+        "ragas NonLLMContextPrecisionWithReference over the sentences of the contexts",
     ),
-    MetricSpec("non_llm_context_recall", "retrieval", "ragas NonLLMContextRecall"),
+    MetricSpec("non_llm_context_recall", "retrieval", "ragas NonLLMContextRecall over the sentences of the contexts"),
     MetricSpec("context_precision_with_reference", "retrieval", "ragas ContextPrecisionWithReference", True),
     MetricSpec(
         "context_precision_without_reference", "retrieval", "ragas ContextPrecisionWithoutReference", True
@@ -63,6 +70,12 @@ METRICS: tuple[MetricSpec, ...] = (
     MetricSpec("context_recall", "retrieval", "ragas ContextRecall", True),
     MetricSpec("context_entity_recall", "retrieval", "ragas ContextEntityRecall", True),
     # response
+    MetricSpec(
+        "answer_evidence_recall",
+        "response",
+        "georag: reference passages the answer quotes or is attributed to / reference passages",
+    ),
+    MetricSpec("reference_numbers_stated", "response", "georag: numbers of the reference answer stated in the answer"),
     MetricSpec("semantic_similarity", "response", "ragas SemanticSimilarity (local MiniLM)"),
     MetricSpec("string_similarity_levenshtein", "response", "ragas NonLLMStringSimilarity (Levenshtein)"),
     MetricSpec("string_similarity_hamming", "response", "ragas NonLLMStringSimilarity (Hamming)"),

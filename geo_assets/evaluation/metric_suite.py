@@ -16,6 +16,11 @@ from typing import Any
 
 import httpx
 
+from geo_assets.evaluation.answer_metrics import (
+    answer_evidence_recall,
+    both_papers_found,
+    reference_numbers_stated,
+)
 from geo_assets.evaluation.dataset import match_key
 from geo_assets.evaluation.metric_specs import (
     ERROR,
@@ -34,6 +39,7 @@ from geo_assets.evaluation.metric_specs import (
 from geo_assets.evaluation.ragas_adapters import LocalEmbeddings, _ragas_env
 from geo_assets.evaluation.retrieval_metrics import Recognizer, _match_matrix, default_recognizer
 from geo_rag_runtime.query.generation import NOT_FOUND
+from geo_rag_runtime.text.sentences import split_sentences
 
 # --------------------------------------------------------------------------- the suite
 
@@ -207,6 +213,7 @@ class MetricSuite:
                 "mrr",
                 f"evidence_recall@{EVIDENCE_K}",
                 f"paper_hit@{EVIDENCE_K}",
+                f"both_papers@{EVIDENCE_K}",
             ]
             out += [MetricValue(n, math.nan, UNDEFINED, UNANSWERABLE) for n in names]
         else:
@@ -232,6 +239,7 @@ class MetricSuite:
                     "" if papers and s.source_files else "no paper names for the chunks or the reference",
                 )
             )
+            out.append(both_papers_found(s.source_files, s.reference_papers))
         abstained = float(s.answer.strip().startswith(NOT_FOUND))
         if s.answerable:
             out.append(MetricValue("abstention", math.nan, UNDEFINED, "answerable question"))
@@ -249,6 +257,11 @@ class MetricSuite:
             )
         )
         self._timed("hit@k/mrr/passage_recall", started)
+
+        started = time.perf_counter()
+        out.append(answer_evidence_recall(s.answer, passages, s.answerable))
+        out.append(reference_numbers_stated(s.answer, s.reference_answer, s.answerable))
+        self._timed("answer_evidence_recall/reference_numbers_stated", started)
 
         started = time.perf_counter()
         out.append(self._entity_recall(s))
@@ -348,7 +361,11 @@ class MetricSuite:
                 ),
                 MetricValue("non_llm_context_recall", 0.0, OK, "nothing retrieved"),
             ]
-        sample = SingleTurnSample(retrieved_contexts=contexts, reference_contexts=passages)
+        # RAGAS compares whole strings (Levenshtein similarity >= 0.5), which assumes contexts of the
+        # references' size: a 1–3 sentence passage never reaches 0.5 against a 512-token chunk. So the
+        # contexts go in as their sentences, in rank order.
+        sentences = [t[a:b].strip() for t in contexts for a, b in split_sentences(t) if t[a:b].strip()]
+        sample = SingleTurnSample(retrieved_contexts=sentences or contexts, reference_contexts=passages)
         precision = await self._nonllm_precision.single_turn_ascore(sample)
         recall = await self._nonllm_recall.single_turn_ascore(sample)
         return [

@@ -22,9 +22,13 @@ Judge-free, always computed
     third of the shipped set: "Fenner trend", "A–F–M diagram", "λT") is not dropped: it counts as a
     literal, found when its ``match_key`` occurs in the ``match_key`` of a retrieved text.
     RAGAS ``NonLLMContextPrecisionWithReference`` and ``NonLLMContextRecall`` (retrieved contexts vs
-    the reference passages, Levenshtein similarity >= 0.5 as RAGAS defines it). Note: RAGAS compares
-    whole strings, so a 1–3 sentence passage never reaches 0.5 against a 512-token chunk; these stay
-    near 0 for chunk retrieval, which is why our partial-match metrics exist beside them.
+    the reference passages, Levenshtein similarity >= 0.5 as RAGAS defines it). RAGAS compares whole
+    strings, so a 1–3 sentence passage never reaches 0.5 against a 512-token chunk (they read
+    0.00–0.23 that way): the contexts are given to them as their sentences, in rank order, the
+    granularity of the reference passages.
+    ``answer_evidence_recall``, ``reference_numbers_stated``, ``both_papers@5`` (ours): whether the
+    answer itself carries the reference evidence and numbers, and whether a multi-paper question's
+    papers all reach the top five (``answer_metrics``).
     RAGAS ``SemanticSimilarity`` with the packaged MiniLM (the project's windowed embedder, so long
     answers are not truncated); ``NonLLMStringSimilarity`` (Levenshtein, Hamming, Jaro);
     ``BleuScore``; ``RougeScore`` (ROUGE-L F1).

@@ -84,7 +84,17 @@ __all__ = [
 
 Mode = Literal["hybrid", "baseline"]
 # the differences table in summary.md (all metrics are in differences.csv)
-KEY_METRICS = ("hit@5", "mrr", "evidence_recall@5", "paper_hit@5", "semantic_similarity", "faithfulness")
+KEY_METRICS = (
+    "hit@5",
+    "mrr",
+    "evidence_recall@5",
+    "paper_hit@5",
+    "both_papers@5",
+    "answer_evidence_recall",
+    "reference_numbers_stated",
+    "semantic_similarity",
+    "faithfulness",
+)
 
 
 # --------------------------------------------------------------------------- the run

@@ -143,10 +143,16 @@ def test_retrieval_metrics_through_the_suite(suite: MetricSuite) -> None:
     deep = by_name(suite.score([sample(chunk_texts=(CHUNKS[0],) * 5 + (CHUNKS[1],), source_files=())])[0])
     assert deep["evidence_recall@5"].value == 0.0 and deep["passage_recall"].value == 1.0
     assert deep["paper_hit@5"].status == "undefined"  # no paper names to compare
-    # RAGAS non-LLM context metrics compare whole strings (Levenshtein >= 0.5): the long chunk that
-    # contains the passage is not "similar" to it, so precision and recall are 0 here
+    # RAGAS non-LLM context metrics compare whole strings (Levenshtein >= 0.5), so they are given the
+    # contexts' sentences: the one-sentence chunk with the passage plus a long clause is still not
+    # "similar" to it, so precision and recall are 0 here ...
     assert values["non_llm_context_recall"].value == 0.0
     assert values["non_llm_context_precision_with_reference"].value == pytest.approx(0.0, abs=1e-6)
+    # ... but a passage that is one sentence of a long chunk is found (whole chunks: 0 and 0)
+    chunk = f"Tholeiitic basalts show iron enrichment. {REFERENCE} Mantle plumes are traced with Sr isotopes."
+    inside = by_name(suite.score([sample(chunk_texts=(chunk,), fact_texts=())])[0])
+    assert inside["non_llm_context_recall"].value == 1.0
+    assert inside["non_llm_context_precision_with_reference"].value == pytest.approx(0.5, abs=1e-6)
     # a retrieved text as long as the passage does count: rank 2 of 2 -> precision 1/2, recall 1
     short = by_name(
         suite.score([sample(chunk_texts=("basalt from Iceland", PASSAGE + "."), fact_texts=())])[0]
@@ -233,6 +239,10 @@ def test_judge_metrics_not_computed_without_judge(suite: MetricSuite) -> None:
             assert value.reason == "no judge configured: set GEO_RAG_JUDGE_MODEL"
         elif spec.name == "abstention":  # only for unanswerable questions
             assert value.status == "undefined" and value.reason == "answerable question"
+        elif spec.name == "both_papers@5":  # only for questions resting on two or more papers
+            assert value.status == "undefined" and "one paper" in value.reason
+        elif spec.name == "reference_numbers_stated":  # the reference states "100 kyr": one number
+            assert value.status == "ok" and value.value == 1.0
         else:
             assert value.status == "ok", spec.name
 
@@ -413,7 +423,7 @@ def test_the_judge_scores_only_its_sample_and_metrics(tmp_path, suite: MetricSui
         if spec.needs_judge:
             assert outside[spec.name].status == "not_computed"
             assert outside[spec.name].reason == "outside the judged sample (1 per query type)"
-        elif spec.name != "abstention":
+        elif spec.name not in ("abstention", "both_papers@5"):  # both: undefined for this sample
             assert outside[spec.name].status == "ok", spec.name
     # only faithfulness prompts were sent: its two steps (statements, then verdicts) for one answer
     assert 1 <= len(judge.requests) <= 2
