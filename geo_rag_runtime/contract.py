@@ -23,7 +23,7 @@ INGEST_LOCK = "ingest.lock"
 
 # named evaluation sets (`geo-rag evaluate --dataset NAME`): the CLI passes a name through, the
 # Dagster side resolves it (geo_assets.evaluation.dataset.DATASETS has exactly these keys)
-EVALUATION_SETS = ("dev", "corpus", "corpus_heldout", "corpus_values")
+EVALUATION_SETS = ("dev", "corpus", "corpus_heldout", "corpus_values", "corpus_v2")
 
 # graph labels and provenance relationships
 PAPER_LABEL = "Paper"

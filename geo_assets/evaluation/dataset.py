@@ -51,11 +51,15 @@ HELDOUT_DATASET = REPO_ROOT / "data" / "evaluation" / "geochem_qa_corpus_heldout
 # the fourth: 40 questions that ask for a number (20 the papers give, 20 they do not), written by a
 # helper who saw no code, to check the value-question abstention blind
 VALUES_DATASET = REPO_ROOT / "data" / "evaluation" / "geochem_qa_corpus_values_v1.jsonl"
+# written after the answer-selection work began, by someone who saw no answer of the system: scored
+# once for the final report of that work, never tuned on (data/evaluation/README_corpus_v2.md)
+CORPUS_V2_DATASET = REPO_ROOT / "data" / "evaluation" / "geochem_qa_corpus_v2.jsonl"
 DATASETS = {
     "dev": DEFAULT_DATASET,
     "corpus": CORPUS_DATASET,
     "corpus_heldout": HELDOUT_DATASET,
     "corpus_values": VALUES_DATASET,
+    "corpus_v2": CORPUS_V2_DATASET,
 }
 
 

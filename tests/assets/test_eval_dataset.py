@@ -279,3 +279,19 @@ def test_default_answerability_does_not_change_the_version(tmp_path: Path):
     assert dataset_version(explicit) == plain
     hop = _write(tmp_path, [json.dumps(_good_record(multi_hop=True))])
     assert dataset_version(hop) != plain
+
+
+def test_the_final_report_set_loads_with_its_quotas() -> None:
+    """Issue 29's second set: ≥ 60 questions, ≥ 10 unanswerable, ≥ 10 resting on two papers, every
+    answerable one with evidence; ids of its own so that no merge of sets can mix questions."""
+    questions = load_eval_dataset(resolve_dataset("corpus_v2"))
+    assert len(questions) >= 60
+    assert sum(not q.answerable for q in questions) >= 10
+    assert sum(len(set(q.papers)) >= 2 for q in questions) >= 10
+    assert all(q.id.startswith("w") for q in questions)
+    others = {
+        q.id
+        for name in ("dev", "corpus", "corpus_heldout", "corpus_values")
+        for q in load_eval_dataset(resolve_dataset(name))
+    }
+    assert not others & {q.id for q in questions}
