@@ -2,6 +2,7 @@
 
 import dagster as dg
 
+from geo_assets.answers import assets as answers
 from geo_assets.evaluation import assets as evaluation
 from geo_assets.graph import assets as graph
 from geo_assets.index import assets as index
@@ -24,7 +25,11 @@ PER_PAPER_ASSETS = [
     ingest.published_paper,
 ]
 SOURCE_ASSETS = [ingest.raw_pdf]
-CORPUS_ASSETS: list[dg.AssetsDefinition] = [queries.synthetic_queries, queries.query_classifier]
+CORPUS_ASSETS: list[dg.AssetsDefinition] = [
+    queries.synthetic_queries,
+    queries.query_classifier,
+    answers.answer_selector,
+]
 
 # evaluation runs on request (geo-rag evaluate, or the UI), not as part of every ingest
 EVALUATION_ASSETS = [evaluation.evaluation_dataset, evaluation.evaluation_results]

@@ -31,6 +31,7 @@ from geo_rag_runtime.models import Answer, QueryType
 from geo_rag_runtime.query.generation import ExtractiveGenerator
 from geo_rag_runtime.query.pipeline import MAX_TOP_K, STAGES, Mode, Resources, answer_question
 from geo_rag_runtime.query.relevance import RelevanceScorer
+from geo_rag_runtime.query.selector import SelectorModel
 from geo_rag_runtime.query.tools import RetrievalTools
 from geo_rag_runtime.settings import Settings, get_settings
 from geo_rag_runtime.stores import opening, publication
@@ -212,6 +213,21 @@ class RagService:
             raise StoreError(f"the relevance scorer cannot be built: {self.error('scorer')}")
         return value
 
+    def selector(self) -> SelectorModel | None:
+        """The answer-sentence ranker: the home's (trained by the ``answer_selector`` asset on its
+        own papers), else the packaged one; None with ``answer_selector=relevance``."""
+        if self.settings.answer_selector != "learned":
+            return None
+
+        def open_selector() -> SelectorModel | None:
+            from geo_rag_runtime.query.selector import PACKAGED_SELECTOR, SELECTOR_FILE, load_selector
+
+            own = self.settings.home_dir / "models" / SELECTOR_FILE
+            return load_selector(own) or load_selector(PACKAGED_SELECTOR)
+
+        value = self._resource("selector", open_selector)
+        return value if isinstance(value, SelectorModel) else None
+
     def tools(self) -> RetrievalTools:
         """Everything the strategies need; the vector store is required, the rest optional."""
         vectors = self.vectors()
@@ -235,6 +251,7 @@ class RagService:
             llm=self.llm(),
             measurements=_OnFirstUse(self.measurements, lambda: self.error("measurements")),
             hidden_papers=frozenset(publication.building_papers(self.settings.home_dir)),
+            selector=self.selector(),
         )
 
     def warm_up(self) -> dict[str, Any]:

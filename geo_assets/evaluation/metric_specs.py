@@ -62,7 +62,9 @@ METRICS: tuple[MetricSpec, ...] = (
         "retrieval",
         "ragas NonLLMContextPrecisionWithReference over the sentences of the contexts",
     ),
-    MetricSpec("non_llm_context_recall", "retrieval", "ragas NonLLMContextRecall over the sentences of the contexts"),
+    MetricSpec(
+        "non_llm_context_recall", "retrieval", "ragas NonLLMContextRecall over the sentences of the contexts"
+    ),
     MetricSpec("context_precision_with_reference", "retrieval", "ragas ContextPrecisionWithReference", True),
     MetricSpec(
         "context_precision_without_reference", "retrieval", "ragas ContextPrecisionWithoutReference", True
@@ -75,7 +77,9 @@ METRICS: tuple[MetricSpec, ...] = (
         "response",
         "georag: reference passages the answer quotes or is attributed to / reference passages",
     ),
-    MetricSpec("reference_numbers_stated", "response", "georag: numbers of the reference answer stated in the answer"),
+    MetricSpec(
+        "reference_numbers_stated", "response", "georag: numbers of the reference answer stated in the answer"
+    ),
     MetricSpec("semantic_similarity", "response", "ragas SemanticSimilarity (local MiniLM)"),
     MetricSpec("string_similarity_levenshtein", "response", "ragas NonLLMStringSimilarity (Levenshtein)"),
     MetricSpec("string_similarity_hamming", "response", "ragas NonLLMStringSimilarity (Hamming)"),

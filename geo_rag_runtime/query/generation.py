@@ -32,6 +32,7 @@ from geo_rag_runtime.models import QueryType
 from geo_rag_runtime.prompts import ANSWER, ANSWER_MULTI_HOP
 from geo_rag_runtime.query.context import ContextBundle, near_duplicate, shingles
 from geo_rag_runtime.query.relevance import RelevanceScorer
+from geo_rag_runtime.query.selector import SelectorInput, SelectorModel, candidate_features
 from geo_rag_runtime.stores.protocols import ChatModel
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "Generator",
     "ExtractiveGenerator",
     "LLMGenerator",
+    "is_prose",
     "parse_markers",
     "render_context",
 ]
@@ -153,7 +155,8 @@ class Candidate:
     item: int  # position of the item in the bundle (chunks first, then facts)
     position: int  # sentence position within the item
     text: str
-    score: float = 0.0
+    score: float = 0.0  # relevance to the question (query.relevance): decides "bears on it at all"
+    rank: float = 0.0  # how likely it answers the question: the selector's probability, else ``score``
     vector: np.ndarray | None = None
     also: list[str] = field(default_factory=list)  # facts stated by this very sentence
 
@@ -171,6 +174,7 @@ class ExtractiveGenerator:
         self,
         scorer: RelevanceScorer,
         *,
+        selector: SelectorModel | None = None,
         max_sentences: int = 5,
         min_sentences: int = 3,
         max_words: int = 120,
@@ -180,6 +184,7 @@ class ExtractiveGenerator:
         same_item_penalty: float = 0.08,
     ) -> None:
         self.scorer = scorer
+        self.selector = selector
         self.max_sentences = max_sentences
         self.min_sentences = min_sentences
         self.max_words = max_words
@@ -200,7 +205,7 @@ class ExtractiveGenerator:
         for i, chunk in enumerate(context.chunks):
             for position, (start, end) in enumerate(split_sentences(chunk.text)):
                 sentence = _SPACE.sub(" ", chunk.text[start:end].strip(" …"))
-                if _is_prose(sentence):
+                if is_prose(sentence):
                     out.append(Candidate(f"V{i}", i, position, sentence))
         by_text = {_fold(c.text): c for c in out}
         for j, fact in enumerate(context.facts):
@@ -221,10 +226,18 @@ class ExtractiveGenerator:
         """The context's answer-worthy sentences, each scored for relevance to the question (also the
         grounded generator's evidence pool)."""
         candidates = self.candidates(context)
-        if candidates:
-            scores = self.scorer.for_question(question).score([c.text for c in candidates])
-            for candidate, score in zip(candidates, scores, strict=True):
-                candidate.score = score.total
+        if not candidates:
+            return candidates
+        relevance = self.scorer.for_question(question)
+        scores = relevance.score([c.text for c in candidates])
+        for candidate, score in zip(candidates, scores, strict=True):
+            candidate.score = candidate.rank = score.total
+        if self.selector is not None:
+            facts = len(context.chunks)
+            inputs = [SelectorInput(c.text, c.item, c.position, c.item >= facts) for c in candidates]
+            ranks = self.selector.score(candidate_features(relevance, inputs, scores))
+            for candidate, rank in zip(candidates, ranks, strict=True):
+                candidate.rank = float(rank)
         return candidates
 
     def generate(self, question: str, context: ContextBundle, category: QueryType) -> Generation:
@@ -243,14 +256,16 @@ class ExtractiveGenerator:
                     f"{self.not_found_threshold:.2f})"
                 ],
             )
-        chosen = self._select(candidates, best, multi_hop=category == "implicit_reasoning")
-        chosen.sort(key=lambda c: (-round(c.score, 2), c.item, c.position))
+        chosen = self._select(candidates, multi_hop=category == "implicit_reasoning")
+        chosen.sort(key=lambda c: (-round(c.rank, 2), c.item, c.position))
         answer = " ".join(cite(c.text, c.markers) for c in chosen)
         return Generation(answer, self.name, list(dict.fromkeys(m for c in chosen for m in c.markers)))
 
-    def _select(self, candidates: list[Candidate], best: float, *, multi_hop: bool) -> list[Candidate]:
-        floor = max(self.not_found_threshold, self.relative_floor * best)
-        pool = [c for c in candidates if c.score >= floor]
+    def _select(self, candidates: list[Candidate], *, multi_hop: bool) -> list[Candidate]:
+        """The best-ranked sentences that bear on the question, non-redundant, within the word limit."""
+        relevant = [c for c in candidates if c.score >= self.not_found_threshold]
+        best = max(c.rank for c in relevant)
+        pool = [c for c in relevant if c.rank >= self.relative_floor * best]
         vectors = self.scorer.cache.embed([c.text for c in pool])  # cached by the scoring above
         for candidate, vector in zip(pool, vectors, strict=True):
             candidate.vector = vector
@@ -262,7 +277,7 @@ class ExtractiveGenerator:
             for c in chosen:
                 per_item[c.item] = per_item.get(c.item, 0) + 1
             penalty = self.same_item_penalty if multi_hop else 0.0
-            pool.sort(key=lambda c: (-(c.score - penalty * per_item.get(c.item, 0)), c.item, c.position))
+            pool.sort(key=lambda c: (-(c.rank - penalty * per_item.get(c.item, 0)), c.item, c.position))
             candidate = pool.pop(0)
             length = len(_WORDS.findall(candidate.text))
             if chosen and words + length > self.max_words:
@@ -281,7 +296,7 @@ class ExtractiveGenerator:
         return chosen
 
 
-def _is_prose(sentence: str) -> bool:
+def is_prose(sentence: str) -> bool:
     """A sentence worth quoting: not a heading, caption label, reference entry or table row."""
     words = _WORDS.findall(sentence)
     if not 5 <= len(words) <= 90:
@@ -300,7 +315,7 @@ def _fact_sentence(fact: Any) -> str:
     """A fact as answer text: the source sentence it was extracted from, else the fact itself."""
     for prov in fact.provenance:
         sentence = prov.get("sentence")
-        if isinstance(sentence, str) and _is_prose(sentence):
+        if isinstance(sentence, str) and is_prose(sentence):
             return _SPACE.sub(" ", sentence).strip()
     return _SPACE.sub(" ", fact.text).strip()
 

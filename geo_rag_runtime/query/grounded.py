@@ -36,6 +36,7 @@ from geo_rag_runtime.prompts import SELECT_EVIDENCE, WRITE_ANSWER
 from geo_rag_runtime.query.context import ContextBundle
 from geo_rag_runtime.query.generation import NOT_FOUND, Candidate, ExtractiveGenerator, Generation, cite
 from geo_rag_runtime.query.relevance import RelevanceScorer
+from geo_rag_runtime.query.selector import SelectorModel
 from geo_rag_runtime.stores.protocols import ChatModel
 
 __all__ = [
@@ -236,10 +237,11 @@ class GroundedGenerator:
         max_tokens: int = 160,
         max_sentences: int = 3,
         on_text: Callable[[str], None] | None = None,
+        selector: SelectorModel | None = None,
     ) -> None:
         self.llm = llm
         self.scorer = scorer
-        self.extractive = ExtractiveGenerator(scorer)
+        self.extractive = ExtractiveGenerator(scorer, selector=selector)
         self.evidence_sentences = evidence_sentences
         self.evidence_token_budget = evidence_token_budget
         self.max_tokens = max_tokens
@@ -257,8 +259,8 @@ class GroundedGenerator:
         candidates = self.extractive.scored_candidates(question, context)
         if not candidates:
             return Generation(NOT_FOUND, self.name, notes=["the context holds no answerable sentence"])
-        ranked = sorted(candidates, key=lambda c: (-c.score, c.item, c.position))
-        best = ranked[0].score
+        ranked = sorted(candidates, key=lambda c: (-c.rank, c.item, c.position))
+        best = max(c.score for c in candidates)
         if best < self.extractive.not_found_threshold:
             return Generation(
                 NOT_FOUND,

@@ -8,6 +8,7 @@ from typing import Any
 
 from geo_rag_runtime.models import RetrievedItem
 from geo_rag_runtime.query.relevance import RelevanceScorer
+from geo_rag_runtime.query.selector import SelectorModel
 from geo_rag_runtime.settings import Settings
 from geo_rag_runtime.stores.protocols import (
     ChatModel,
@@ -35,6 +36,7 @@ class RetrievalTools:
     recognize: Callable[[str], Sequence[Any]] | None = None
     llm: ChatModel | None = None
     measurements: MeasurementReader | None = None  # reported values (the document store, read-only)
+    selector: SelectorModel | None = None  # the answer-sentence ranker; None: relevance alone ranks
     # papers an ingest is rewriting (stores.publication): no passage, fact or value of theirs is used
     hidden_papers: frozenset[str] = frozenset()
 

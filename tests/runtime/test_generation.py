@@ -247,11 +247,11 @@ def test_headings_references_and_captions_are_no_answer_sentences(scorer: Releva
 
 
 def test_sentences_that_introduce_a_missing_equation_are_not_quoted() -> None:
-    from geo_rag_runtime.query.generation import _is_prose
+    from geo_rag_runtime.query.generation import is_prose
 
     lead_in = "The decision boundary between the two magma series can be defined as the halfway line between these trends:"
-    assert not _is_prose(lead_in)
-    assert _is_prose(lead_in[:-1] + ".")
+    assert not is_prose(lead_in)
+    assert is_prose(lead_in[:-1] + ".")
 
 
 def test_a_grounded_none_answers_verdict_gives_the_quoted_answer(scorer: RelevanceScorer) -> None:

@@ -66,7 +66,7 @@ def test_the_service_finds_the_local_server_and_answers_with_citations(
 ) -> None:
     from geo_rag_runtime.service import RagService
 
-    settings = knowledge_base.settings(local_llm=True)
+    settings = knowledge_base.settings(local_llm=True, generator="grounded")
     client = get_llm(settings)
     assert isinstance(client, LLMClient) and client.name == local_llm.MODEL_NAME
     assert client.json_style == "llama_cpp"

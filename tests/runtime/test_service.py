@@ -202,7 +202,7 @@ def test_failing_llm_falls_back_to_extractive(
 ) -> None:
     from geo_rag_runtime.service import RagService
 
-    settings = knowledge_base.settings(llm_steps=["rephrase"])
+    settings = knowledge_base.settings(llm_steps=["rephrase"], generator="grounded")
     rag = RagService(settings, llm=mock_llm(settings, handler))
     answer = rag.ask(MAGNETITE, category="implicit_reasoning")
     assert_contract(answer, knowledge_base)
@@ -318,7 +318,7 @@ def test_format_answer_lists_sources_notes_and_timings(service: Any) -> None:
 def test_retrieval_steps_stay_deterministic_unless_turned_on(knowledge_base: KnowledgeBase) -> None:
     from geo_rag_runtime.service import RagService
 
-    settings = knowledge_base.settings()
+    settings = knowledge_base.settings(generator="grounded")
     calls: list[dict[str, Any]] = []
     rag = RagService(settings, llm=mock_llm(settings, working_llm_handler(calls)))
     answer = rag.ask(MAGNETITE, category="implicit_reasoning")
@@ -332,7 +332,7 @@ def test_grounded_answer_is_cited_in_code(knowledge_base: KnowledgeBase) -> None
     the marker the model wrote ([V3] in the mock's reply)."""
     from geo_rag_runtime.service import RagService
 
-    settings = knowledge_base.settings()
+    settings = knowledge_base.settings(generator="grounded")
     calls: list[dict[str, Any]] = []
     rag = RagService(settings, llm=mock_llm(settings, working_llm_handler(calls)))
     answer = rag.ask(MAGNETITE, category="explicit_fact")
@@ -361,7 +361,7 @@ def test_a_model_that_finds_no_evidence_gets_the_quoted_answer(knowledge_base: K
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, json=chat_completion(json.dumps({"answerable": False, "evidence": []})))
 
-    settings = knowledge_base.settings()
+    settings = knowledge_base.settings(generator="grounded")
     answer = RagService(settings, llm=mock_llm(settings, handler)).ask(MAGNETITE)
     assert answer.generator == "extractive" and answer.citations
     assert not answer.answer.startswith("Not found")

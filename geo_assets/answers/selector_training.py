@@ -1,0 +1,330 @@
+"""Training the answer-sentence ranker (``geo_rag_runtime.query.selector``) from the corpus itself.
+
+No evaluation question is used. The questions are written from a sentence of the papers by
+templates filled with that sentence's own content, and the sentence is the one that answers:
+
+* **values** — a reported value (a measurement row read from running text) asks for its analyte,
+  with its sample, material or method when the row has them ("What U–Pb age is reported for sample
+  19MAT-169?"); the row's sentence answers.
+* **relations** — a sentence naming two geochemical entities asks how they relate, why, or what
+  evidence links them, the question form chosen by the sentence's own wording (a causal sentence
+  gets a why-question, one that "indicates" or "suggests" an evidence question).
+* **topics** — inverse-cloze style: three of the sentence's rarer content words make a terse query.
+
+Each question then goes through the real retrieval (``pipeline.retrieve_context``, hybrid mode)
+and the extractive generator's candidate sentences of its context; candidates equal to the source
+sentence are positives, the other sentences of the same context — the neighbours a relevance score
+confuses with the answer — are negatives. A question whose source sentence did not reach the
+context teaches nothing about choosing and is skipped. A logistic regression on the selector's
+features (standardised, balanced classes) is the model.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from rapidfuzz import fuzz
+
+from geo_rag_runtime.query.generation import ExtractiveGenerator, is_prose
+from geo_rag_runtime.query.selector import FEATURES, SelectorInput, SelectorModel, candidate_features
+
+__all__ = [
+    "MIN_QUESTIONS",
+    "TRAINING_VERSION",
+    "Example",
+    "TrainingQuestion",
+    "collect_examples",
+    "fit",
+    "write_questions",
+]
+
+TRAINING_VERSION = "selector-training-1"
+MIN_QUESTIONS = 40  # fewer usable questions than this: the packaged ranker serves the home
+_SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"[^\W\d_][^\W_]{3,}", re.UNICODE)
+_CAUSE = re.compile(
+    r"\b(?:because|due to|owing to|therefore|thus|hence|caus\w*|result(?:s|ed)? in|leads? to)\b", re.I
+)
+_EVIDENCE = re.compile(
+    r"\b(?:indicat\w*|suggest\w*|demonstrat\w*|consistent with|support\w*|evidence)\b", re.I
+)
+_AGE_ANALYTES = {"age", "date", "duration"}
+
+_VALUE_TEMPLATES = (
+    "What {analyte} is reported{where}?",
+    "Which {analyte} value was obtained{where}?",
+    "What was the measured {analyte}{where}?",
+    "Give the {analyte}{where}.",
+)
+_AGE_TEMPLATES = ("How old is {subject}?", "What age was determined{where}?", "When did {subject} form?")
+_RELATION_TEMPLATES = (
+    "How does {a} relate to {b}?",
+    "What is the relationship between {a} and {b}?",
+    "How is {a} connected with {b}?",
+)
+_WHY_TEMPLATES = ("Why is {a} linked to {b}?", "What explains the role of {a} for {b}?")
+_EVIDENCE_TEMPLATES = ("What evidence links {a} and {b}?", "What does {a} indicate about {b}?")
+
+
+@dataclass(frozen=True)
+class TrainingQuestion:
+    """A question written from one sentence, which answers it."""
+
+    question: str
+    sentence: str
+    kind: str  # values | relations | topics
+    paper_id: str
+
+
+@dataclass
+class Example:
+    """One question's candidates: feature rows and which of them is the source sentence."""
+
+    question: TrainingQuestion
+    rows: np.ndarray
+    labels: np.ndarray
+
+
+def _fold(text: str) -> str:
+    return _SPACE.sub(" ", text).strip().casefold()
+
+
+def _value_questions(rows: Sequence[Any], rng: random.Random) -> list[TrainingQuestion]:
+    out = []
+    for row in rows:
+        sentence = _SPACE.sub(" ", str(getattr(row, "sentence", "") or "")).strip()
+        if row.source_type != "text" or not sentence or not is_prose(sentence):
+            continue
+        analyte = str(row.analyte)
+        sample = str(row.sample or "")
+        material = str(row.material or "")
+        method = str(row.method or "")
+        where = f" for sample {sample}" if sample else (f" for the {material}" if material else "")
+        label = (
+            f"{method} {analyte}".strip()
+            if method and method.casefold() not in analyte.casefold()
+            else analyte
+        )
+        if analyte.casefold() in _AGE_ANALYTES and rng.random() < 0.5:
+            subject = f"sample {sample}" if sample else (f"the {material}" if material else "the unit")
+            template = rng.choice(_AGE_TEMPLATES)
+            text = template.format(subject=subject, where=where)
+        else:
+            text = rng.choice(_VALUE_TEMPLATES).format(analyte=label, where=where)
+        out.append(TrainingQuestion(text, sentence, "values", str(row.paper_id)))
+    return out
+
+
+def _sentences(chunks: Sequence[Any]) -> list[tuple[str, str]]:
+    from geo_rag_runtime.text.sentences import split_sentences
+
+    out = []
+    for chunk in chunks:
+        for a, b in split_sentences(chunk.text):
+            sentence = _SPACE.sub(" ", chunk.text[a:b]).strip(" …")
+            if is_prose(sentence):
+                out.append((sentence, str(chunk.paper_id)))
+    return out
+
+
+def _relation_questions(
+    sentences: Sequence[tuple[str, str]], recognize: Callable[[str], Sequence[Any]], rng: random.Random
+) -> list[TrainingQuestion]:
+    out = []
+    for sentence, paper in sentences:
+        names = list(dict.fromkeys(str(e.name) for e in recognize(sentence)))
+        if len(names) < 2:
+            continue
+        a, b = rng.sample(names, 2)
+        if _CAUSE.search(sentence):
+            template = rng.choice(_WHY_TEMPLATES)
+        elif _EVIDENCE.search(sentence):
+            template = rng.choice(_EVIDENCE_TEMPLATES)
+        else:
+            template = rng.choice(_RELATION_TEMPLATES)
+        out.append(TrainingQuestion(template.format(a=a, b=b), sentence, "relations", paper))
+    return out
+
+
+def _topic_questions(sentences: Sequence[tuple[str, str]], rng: random.Random) -> list[TrainingQuestion]:
+    df: Counter[str] = Counter()
+    words_of = []
+    for sentence, _ in sentences:
+        words = list(dict.fromkeys(w.casefold() for w in _WORD.findall(sentence)))
+        words_of.append(words)
+        df.update(words)
+    out = []
+    for (sentence, paper), words in zip(sentences, words_of, strict=True):
+        rare = sorted(words, key=lambda w: (df[w], w))[:6]
+        if len(rare) < 4:
+            continue
+        picked = rng.sample(rare, 3)
+        out.append(TrainingQuestion(f"What is said about {' '.join(picked)}?", sentence, "topics", paper))
+    return out
+
+
+def write_questions(
+    chunks: Sequence[Any],
+    measurement_rows: Sequence[Any],
+    recognize: Callable[[str], Sequence[Any]],
+    *,
+    per_kind: int = 150,
+    seed: int = 13,
+) -> list[TrainingQuestion]:
+    """Up to ``per_kind`` questions of each kind, drawn evenly over the papers (seeded)."""
+    rng = random.Random(seed)
+    sentences = _sentences(chunks)
+    pools = {
+        "values": _value_questions(measurement_rows, rng),
+        "relations": _relation_questions(sentences, recognize, rng),
+        "topics": _topic_questions(sentences, rng),
+    }
+    out: list[TrainingQuestion] = []
+    for pool in pools.values():
+        by_paper: dict[str, list[TrainingQuestion]] = {}
+        for q in pool:
+            by_paper.setdefault(q.paper_id, []).append(q)
+        for questions in by_paper.values():
+            rng.shuffle(questions)
+        # round robin over papers so that no paper's many values crowd the others out
+        picked: list[TrainingQuestion] = []
+        seen: set[str] = set()
+        while len(picked) < per_kind and any(by_paper.values()):
+            for questions in by_paper.values():
+                while questions:
+                    q = questions.pop()
+                    if _fold(q.sentence) not in seen:
+                        seen.add(_fold(q.sentence))
+                        picked.append(q)
+                        break
+                if len(picked) >= per_kind:
+                    break
+        out.extend(picked)
+    return out
+
+
+def _is_source(candidate: str, sentence: str) -> bool:
+    a, b = _fold(candidate), _fold(sentence)
+    if a == b:
+        return True
+    if min(len(a), len(b)) < 0.6 * max(len(a), len(b)):
+        return False
+    return fuzz.partial_ratio(a, b) >= 95
+
+
+def collect_examples(
+    questions: Sequence[TrainingQuestion],
+    service: Any,
+    *,
+    log: Callable[[str], None] | None = None,
+) -> list[Example]:
+    """Retrieve each question's context with the real pipeline; label its candidate sentences."""
+    from geo_rag_runtime.query.pipeline import retrieve_context
+
+    examples: list[Example] = []
+    for number, q in enumerate(questions, start=1):
+        got, tools = retrieve_context(q.question, service.resources, service.settings, mode="hybrid")
+        extractive = ExtractiveGenerator(tools.scorer)
+        candidates = extractive.candidates(got.bundle)
+        if len(candidates) >= 2:
+            labels = np.array([_is_source(c.text, q.sentence) for c in candidates], dtype=np.int8)
+            if 0 < labels.sum() < len(labels):
+                relevance = tools.scorer.for_question(got.question.text)
+                scores = relevance.score([c.text for c in candidates])
+                facts = len(got.bundle.chunks)
+                inputs = [SelectorInput(c.text, c.item, c.position, c.item >= facts) for c in candidates]
+                rows = candidate_features(relevance, inputs, scores)
+                examples.append(Example(q, rows, labels))
+        if log is not None and (number % 50 == 0 or number == len(questions)):
+            log(f"selector training: {number}/{len(questions)} questions, {len(examples)} usable")
+    return examples
+
+
+def fit(examples: Sequence[Example], *, c: float = 1.0, meta: dict[str, Any] | None = None) -> SelectorModel:
+    """Logistic regression on standardised features, classes balanced, each question weighted
+    equally (a context of 80 candidates must not count four times one of 20)."""
+    from sklearn.linear_model import LogisticRegression
+
+    if not examples:
+        raise ValueError("no usable training question: is anything ingested?")
+    x = np.vstack([e.rows for e in examples]).astype(np.float64)
+    y = np.concatenate([e.labels for e in examples]).astype(int)
+    weights = np.concatenate([np.full(len(e.labels), 1.0 / len(e.labels)) for e in examples])
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale < 1e-6] = 1.0
+    positive = weights[y == 1].sum()
+    negative = weights[y == 0].sum()
+    weights = np.where(y == 1, weights / positive, weights / negative) * len(y) / 2
+    model = LogisticRegression(C=c, max_iter=2000)
+    model.fit((x - mean) / scale, y, sample_weight=weights)
+    kinds = Counter(e.question.kind for e in examples)
+    info = {
+        "version": TRAINING_VERSION,
+        "questions": len(examples),
+        "kinds": dict(sorted(kinds.items())),
+        "candidates": int(len(y)),
+        "papers": len({e.question.paper_id for e in examples}),
+        "train_top1": _top1(examples, model.coef_[0], float(model.intercept_[0]), mean, scale),
+        **(meta or {}),
+    }
+    return SelectorModel(
+        np.asarray(model.coef_[0], dtype=np.float32),
+        float(model.intercept_[0]),
+        mean.astype(np.float32),
+        scale.astype(np.float32),
+        FEATURES,
+        info,
+    )
+
+
+def _top1(
+    examples: Sequence[Example], coef: np.ndarray, intercept: float, mean: np.ndarray, scale: np.ndarray
+) -> float:
+    hits = 0
+    for e in examples:
+        logits = ((e.rows - mean) / scale) @ coef + intercept
+        hits += int(e.labels[int(np.argmax(logits))] == 1)
+    return round(hits / len(examples), 4) if examples else math.nan
+
+
+def train_for_home(
+    settings: Any, *, per_kind: int = 150, log: Callable[[str], None] | None = None
+) -> SelectorModel:
+    """Questions from the home's own chunks and value rows, their contexts retrieved by the home's
+    own stores, the ranker fitted on them (the ``answer_selector`` asset and scripts/train_selector.py)."""
+    from geo_rag_runtime.service import RagService
+    from geo_rag_runtime.stores.opening import open_documents
+    from geo_rag_runtime.vocab import recognize
+
+    store = open_documents(settings, read_only=True)
+    try:
+        papers = [str(p["paper_id"]) for p in store.papers()]
+        chunks = [c for paper in papers for c in store.chunks_for_paper(paper)]
+        rows = store.find_measurements()
+    finally:
+        store.close()
+    questions = write_questions(chunks, rows, recognize, per_kind=per_kind)
+    service = RagService(settings.model_copy(update={"answer_selector": "relevance"}), llm=None)
+    try:
+        examples = collect_examples(questions, service, log=log)
+    finally:
+        service.close()
+    meta = {"written_questions": len(questions), "chunks": len(chunks)}
+    if not examples:  # nothing to learn from (an empty or tiny home): an untrained model says so
+        return SelectorModel(
+            np.zeros(len(FEATURES), np.float32),
+            0.0,
+            np.zeros(len(FEATURES), np.float32),
+            np.ones(len(FEATURES), np.float32),
+            FEATURES,
+            {"version": TRAINING_VERSION, "questions": 0, **meta},
+        )
+    return fit(examples, meta=meta)
