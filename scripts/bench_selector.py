@@ -26,7 +26,7 @@ import numpy as np
 
 from geo_assets.evaluation.answer_metrics import answer_evidence_recall, reference_numbers_stated
 from geo_assets.evaluation.dataset import load_eval_dataset, resolve_dataset
-from geo_rag_runtime.query.generation import NOT_FOUND
+from geo_rag_runtime.query.generation import NOT_FOUND, ExtractiveGenerator
 from geo_rag_runtime.query.pipeline import generate_answer, retrieve_context
 from geo_rag_runtime.query.selector import PACKAGED_SELECTOR, SELECTOR_FILE, load_selector
 from geo_rag_runtime.service import RagService
@@ -66,6 +66,9 @@ def main() -> None:
                 generation = generate_answer(got.question, got.bundle, got.route.category, tools, [], None)
                 ms = (time.perf_counter() - started) * 1000
                 answer = generation.answer
+                scored = ExtractiveGenerator(tools.scorer, selector=selector).scored_candidates(
+                    got.question.text, got.bundle
+                )
                 a, r = embed.embed_documents([answer, q.reference_answer])
                 rows[label].append(
                     {
@@ -78,6 +81,11 @@ def main() -> None:
                         "similarity": float(np.dot(a, r)),
                         "ms": ms,
                         "words": len(answer.split()),
+                        # what an abstention threshold could read: the best candidate's relevance
+                        # and rank (the selector's probability), whatever the answer was
+                        "best_score": max((c.score for c in scored), default=0.0),
+                        "best_rank": max((c.rank for c in scored), default=0.0),
+                        "evidence_check": generation.generator == "evidence_check",
                     }
                 )
         report[name] = rows

@@ -265,7 +265,11 @@ class ExtractiveGenerator:
         """The best-ranked sentences that bear on the question, non-redundant, within the word limit."""
         relevant = [c for c in candidates if c.score >= self.not_found_threshold]
         best = max(c.rank for c in relevant)
-        pool = [c for c in relevant if c.rank >= self.relative_floor * best]
+        # a relevance score has no scale of its own, so a sentence far below the best is left out; the
+        # selector's probabilities rank, and the answer is filled by rank up to the word limit (with
+        # the 0.6 floor too, the packaged ranker's answers lost 0.038 evidence recall on the corpus set)
+        floor = self.relative_floor if self.selector is None else 0.0
+        pool = [c for c in relevant if c.rank >= floor * best]
         vectors = self.scorer.cache.embed([c.text for c in pool])  # cached by the scoring above
         for candidate, vector in zip(pool, vectors, strict=True):
             candidate.vector = vector

@@ -214,6 +214,17 @@ def test_lineage_and_versions_recorded_in_dagster(ingested: dict) -> None:
         assert REAL in versions[asset], asset
         assert versions[asset][REAL]["code_version"] and versions[asset][REAL]["data_version"]
     assert "query_classifier" in versions
+    # the answer ranker is trained after the router, on the home's own sentences; the data version is
+    # the hash of the JSON the service then loads (the home's own, or the packaged one for a tiny home)
+    from geo_rag_runtime import contract
+    from geo_rag_runtime.query.selector import PACKAGED_SELECTOR, SELECTOR_FILE
+    from geo_rag_runtime.settings import get_settings
+
+    selector = versions["answer_selector"]["-"]
+    assert selector["code_version"] == "selector-training-1"
+    own = get_settings().home_dir / "models" / SELECTOR_FILE
+    served = own if own.exists() else PACKAGED_SELECTOR
+    assert selector["data_version"] == contract.text_hash(served.read_text(encoding="utf-8"), 16)
 
 
 def test_rerun_completes_fixed_files_and_skips_up_to_date(rerun: dict) -> None:
