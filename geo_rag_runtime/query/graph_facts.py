@@ -11,7 +11,14 @@ from geo_rag_runtime.models import QueryType, RetrievedItem
 from geo_rag_runtime.query.question import Question
 from geo_rag_runtime.query.tools import RetrievalTools
 
-__all__ = ["graph_facts"]
+__all__ = ["FACT_RELEVANCE_FLOOR", "MAX_FACTS", "facts_for_the_question", "graph_facts"]
+
+# Chosen on half of 447 (question, fact) pairs a reader labelled (24 corpus questions' facts, 7 % of
+# them relevant as retrieved): the 3 facts whose source sentence is most relevant to the question,
+# if at least 0.4. On the other half the share of shown facts a reader calls relevant went from
+# 0.09 to 0.32, keeping 12 of the 25 relevant ones (README, Answers).
+MAX_FACTS = 3
+FACT_RELEVANCE_FLOOR = 0.4
 
 
 def graph_facts(
@@ -74,3 +81,20 @@ def _with_sources(facts: list[RetrievedItem], tools: RetrievalTools) -> list[Ret
             provenance.append(entry)
         out.append(fact.model_copy(update={"provenance": provenance}))
     return out
+
+
+def facts_for_the_question(
+    question: Question, facts: list[RetrievedItem], tools: RetrievalTools
+) -> list[RetrievedItem]:
+    """The graph facts that bear on the question, not merely on its entities: ranked by the
+    relevance of the sentence each was read from (its triple when none), the best
+    :data:`MAX_FACTS` above :data:`FACT_RELEVANCE_FLOOR`. Reported values are kept as they are."""
+    values = [f for f in facts if f.retriever == "measurements"]
+    graph = [f for f in facts if f.retriever != "measurements"]
+    if not graph:
+        return facts
+    texts = [next((str(p["sentence"]) for p in f.provenance if p.get("sentence")), f.text) for f in graph]
+    scores = tools.scorer.for_question(question.text).score(texts)
+    ranked = sorted(zip(graph, scores, strict=True), key=lambda pair: -pair[1].total)
+    chosen = [f for f, score in ranked if score.total >= FACT_RELEVANCE_FLOOR][:MAX_FACTS]
+    return values + chosen

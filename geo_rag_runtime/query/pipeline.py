@@ -36,7 +36,7 @@ from geo_rag_runtime.errors import QueryError, ServiceError, StoreError
 from geo_rag_runtime.models import QUERY_TYPES, Answer, QueryType, RetrievedItem
 from geo_rag_runtime.query.context import ContextBundle, build_context
 from geo_rag_runtime.query.generation import NOT_FOUND, ExtractiveGenerator, Generation, LLMGenerator
-from geo_rag_runtime.query.graph_facts import graph_facts
+from geo_rag_runtime.query.graph_facts import facts_for_the_question, graph_facts
 from geo_rag_runtime.query.grounded import GroundedGenerator
 from geo_rag_runtime.query.question import Question, clean_question, prepare_question
 from geo_rag_runtime.query.routing import Route, route
@@ -146,6 +146,7 @@ def retrieve_context(
             )
         with timer.stage("fusion"):
             chunks, facts = _refine(question, chosen, run, facts, tools, k, notes)
+            facts = facts_for_the_question(question, facts, tools)
         if chosen.category == "explicit_fact":
             with timer.stage("graph"):
                 facts = _values(question, chunks[:k], tools, notes) + facts

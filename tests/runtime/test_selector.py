@@ -78,3 +78,45 @@ def test_relevance_setting_turns_the_ranker_off(knowledge_base: KnowledgeBase) -
     assert RagService(knowledge_base.settings(answer_selector="relevance"), llm=None).selector() is None
     learned = RagService(knowledge_base.settings(), llm=None).selector()
     assert learned is not None and learned.version == load_selector(PACKAGED_SELECTOR).version  # type: ignore[union-attr]
+
+
+def test_graph_facts_are_chosen_for_the_question() -> None:
+    """Facts that share an entity with the question but say something beside its point are not shown;
+    reported values are kept whatever their score."""
+    from types import SimpleNamespace
+
+    from geo_rag_runtime.embeddings import get_embedder
+    from geo_rag_runtime.models import RetrievedItem
+    from geo_rag_runtime.query.graph_facts import MAX_FACTS, facts_for_the_question
+    from geo_rag_runtime.query.question import prepare_question
+    from geo_rag_runtime.query.relevance import RelevanceScorer
+    from geo_rag_runtime.settings import Settings
+    from geo_rag_runtime.vocab import recognize
+
+    def fact(text: str, sentence: str, retriever: str = "graph") -> RetrievedItem:
+        return RetrievedItem(kind="fact", text=text, retriever=retriever, provenance=[{"sentence": sentence}])
+
+    on_point = fact(
+        "Tholeiitic DISTINGUISHED_BY Iron enrichment",
+        "Tholeiitic magmas show iron enrichment during differentiation, whereas calc-alkaline magmas do not.",
+    )
+    beside = [
+        fact(
+            "Tholeiitic OCCURS_IN Iceland", "Samples were collected in Iceland during the 2019 field season."
+        ),
+        fact(
+            "Basalt MEASURED_BY XRF",
+            "Major elements of the basalts were measured by XRF at the university lab.",
+        ),
+        fact("Zircon HAS_AGE 391 Ma", "The youngest zircon grains are 391 Ma old."),
+        fact("Magma OCCURS_IN Hawaii", "Hawaii is an island in the Pacific Ocean."),
+    ]
+    value = fact("age = 410 ± 4 Ma", "Sample 19MAT-169 yields 410 ± 4 Ma.", retriever="measurements")
+    scorer = RelevanceScorer(get_embedder(Settings()), recognize)
+    question = prepare_question(
+        "What distinguishes tholeiitic from calc-alkaline magma series?", 2000, recognize
+    )
+    chosen = facts_for_the_question(question, [*beside, value, on_point], SimpleNamespace(scorer=scorer))  # type: ignore[arg-type]
+    assert chosen[0] is value and chosen[1] is on_point
+    assert len(chosen) <= 1 + MAX_FACTS
+    assert not {"Zircon HAS_AGE 391 Ma", "Magma OCCURS_IN Hawaii"} & {f.text for f in chosen}
