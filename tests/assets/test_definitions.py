@@ -22,6 +22,7 @@ EXPECTED_DEPS = {
     "measurements": {"paper_json", "cleaned_text", "chunks"},
     "synthetic_queries": {"knowledge_graph"},
     "query_classifier": {"synthetic_queries"},
+    "answer_selector": {"query_classifier"},
     "evaluation_dataset": set(),
     "evaluation_results": {"evaluation_dataset", "query_classifier", "knowledge_graph", "chunk_embeddings"},
 }
@@ -46,7 +47,15 @@ def test_every_materializable_asset_has_code_version_and_group() -> None:
     for key in graph.materializable_asset_keys:
         node = graph.get(key)
         assert node.code_version, key
-        assert node.group_name in {"ingest", "index", "graph", "measurements", "queries", "evaluation"}, key
+        assert node.group_name in {
+            "ingest",
+            "index",
+            "graph",
+            "measurements",
+            "queries",
+            "answers",
+            "evaluation",
+        }, key
 
 
 def test_entity_recognizing_assets_are_versioned_by_the_vocabulary() -> None:
