@@ -234,7 +234,7 @@ class RagService:
             recognize=recognize,
             llm=self.llm(),
             measurements=_OnFirstUse(self.measurements, lambda: self.error("measurements")),
-            hidden_papers=frozenset(publication.building_papers(self.settings.home_dir)),
+            hidden_papers=publication.hidden_papers(self.settings.home_dir),
         )
 
     def warm_up(self) -> dict[str, Any]:
@@ -284,8 +284,10 @@ class RagService:
             if llm is not None
             else {"available": False, "generator": ExtractiveGenerator.name}
         )
-        # papers an ingest is rewriting (or whose rebuild failed): questions leave them out
+        # papers an ingest is rewriting (or whose rebuild failed), and retired ones: questions leave
+        # them out
         report["building"] = sorted(publication.building_papers(self.settings.home_dir))
+        report["retired"] = sorted(publication.retired_papers(self.settings.home_dir))
         if not report["vectors"]["available"]:
             status = "unavailable"
         elif all(report[k]["available"] for k in ("keyword_index", "graph", "classifier")):

@@ -288,11 +288,14 @@ def published_paper(
     measurements: dict[str, Any],
     geo: GeoRagResource,
     documents: DocumentStoreResource,
+    home_writer: HomeWriterResource,
 ):
     paper_id = str(chunk_embeddings["paper_id"])
     with documents.open() as store:
         store.set_paper_fields(paper_id, status="published")
     publication.mark_published(geo.settings().home_dir, paper_id)
+    if publication.mark_unretired(geo.settings().home_dir, paper_id):  # ingested again: wanted again
+        context.log.info(f"{paper_id}: was retired; published again, so no longer retired")
     context.log.info(f"{paper_id}: published")
     return dg.Output(
         {"paper_id": paper_id},
