@@ -263,7 +263,8 @@ def cmd_llm(args: argparse.Namespace, settings: Settings) -> int:
             os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
             os.execv(command[0], command)
         elif args.action == "stop":
-            print("stopped" if local_llm.stop(settings) else "no local LLM server was running")
+            stopped = local_llm.stop(settings, say=lambda line: print(line, file=sys.stderr))
+            print("stopped" if stopped else "no local LLM server was running")
         else:
             print(json.dumps(local_llm.status(settings), indent=2))
     except GeoRagError as exc:
