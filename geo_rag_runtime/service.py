@@ -12,6 +12,9 @@ its own LadybugDB handle (connections are not for concurrent use); the ONNX embe
 (the torch one serializes its own calls). Only the document store, read for reported values, is
 still called one thread at a time (``_Serialized``): litemongo makes no thread-safety promise.
 
+The query router is the one exception to "load once": its files are checked on every question, so
+a retrained router is used without restarting the server.
+
 Degradation, always said in ``Answer.notes``: no classifier → the hybrid strategy; no graph store →
 vector context only; no keyword index → dense only; a failing LLM → extractive answer. No vector
 store, or an empty one, is an error that tells the user to run ``geo-rag ingest``: without passages
@@ -93,6 +96,7 @@ class RagService:
         self._resources: dict[str, Any] = {}
         self._errors: dict[str, tuple[float, str]] = {}
         self._vectors_checked = False
+        self._classifier_stamp: tuple[int, ...] | None = None
 
     # ----------------------------------------------------------------- resources
 
@@ -173,10 +177,23 @@ class RagService:
         return self._resource("measurements", open_measurements)
 
     def classifier(self) -> Any | None:
-        def open_classifier() -> Any:
-            return opening.open_classifier(self.settings)
+        """The query router as its files are now: a router retrained (or restored) while the server
+        runs answers the next question, without a restart. Three ``stat`` calls per question decide
+        it (``classifier.artifact_stamp``); an artifact that failed to load is retried when its
+        files change, or after a while."""
+        from geo_rag_runtime.classifier import artifact_stamp, default_artifact_dir
 
-        return self._resource("classifier", open_classifier)
+        stamp = artifact_stamp(default_artifact_dir(self.settings))
+        with self._open_lock:
+            if stamp != self._classifier_stamp:
+                self._resources.pop("classifier", None)
+                self._errors.pop("classifier", None)
+                self._classifier_stamp = stamp
+
+            def open_classifier() -> Any:
+                return opening.open_classifier(self.settings)
+
+            return self._resource("classifier", open_classifier)
 
     def llm(self) -> Any | None:
         if self._llm_choice != "configured":
