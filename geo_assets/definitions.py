@@ -1,4 +1,13 @@
-"""The Dagster code location: ``dagster dev`` (workspace.yaml) and ``geo-rag ingest`` load this."""
+"""The Dagster code location: ``dagster dev`` (workspace.yaml) and ``geo-rag ingest`` load this.
+
+Runs execute in process (one process per run, steps one after the other): the ``home_writer``
+resource then holds the home's writer lock from before the first step to after the last, so a run
+launched by the sensor, the schedule or the UI writes only while no ``geo-rag ingest``, backup,
+restore or purge does — and it waits for the lock before it claims any pool slot, so it never
+holds a slot that the lock's holder needs (a step-per-process executor would take the lock per
+step, after its slot). Steps of one paper were mostly sequential anyway (the pools allow one
+``docstore`` writer), and the models load once per run instead of once per step.
+"""
 
 import dagster as dg
 
@@ -59,6 +68,7 @@ def build_definitions() -> dg.Definitions:
         sensors=[new_papers_sensor],
         schedules=[nightly_rescan],
         resources=default_resources(),
+        executor=dg.in_process_executor,
     )
 
 

@@ -34,6 +34,33 @@ class GeoRagResource(dg.ConfigurableResource):
         return get_settings(**values)
 
 
+class HomeWriterResource(dg.ConfigurableResource):
+    """Holds the home's writer lock (``geo_rag_runtime.home_lock``) for the whole run of any asset that
+    writes to the home: what keeps runs launched by the sensor, the schedule or the UI from writing
+    beside ``geo-rag ingest``, ``backup``, ``restore`` or ``purge`` (and beside each other).
+
+    Dagster initializes a resource before the run's first step and releases it after the last one
+    (the code location runs in process, ``definitions.py``), so the lock is taken before any pool
+    slot is claimed: a run waiting here holds nothing another writer needs. Within ``geo-rag
+    ingest``, which already holds the lock, the lock is re-entered without waiting.
+    """
+
+    geo: GeoRagResource
+
+    @contextlib.contextmanager
+    def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["HomeWriterResource"]:
+        from geo_rag_runtime.home_lock import home_lock
+
+        run = context.run
+        what = "Dagster run"
+        if run is not None:
+            partition = run.tags.get("dagster/partition")
+            what = f"Dagster run {run.run_id[:8]}" + (f" of {partition}" if partition else "")
+        say = context.log.warning if context.log is not None else print
+        with home_lock(self.geo.settings().home_dir, say, what=what):
+            yield self
+
+
 class PdfToTeiResource(dg.ConfigurableResource):
     """GROBID when ``GROBID_URL`` (or ``grobid_url``) is set, else the embedded PDF parser."""
 
@@ -52,8 +79,9 @@ class DocumentStoreResource(dg.ConfigurableResource):
     mongodb_uri: str | None = None
 
     @contextlib.contextmanager
-    def open(self) -> Iterator["DocumentStore"]:
-        store = opening.open_documents(self.geo.settings(mongodb_uri=self.mongodb_uri))
+    def open(self, *, read_only: bool = False) -> Iterator["DocumentStore"]:
+        """The store for one block; ``read_only`` for steps that only read (no index creation)."""
+        store = opening.open_documents(self.geo.settings(mongodb_uri=self.mongodb_uri), read_only=read_only)
         try:
             yield store
         finally:
@@ -128,6 +156,7 @@ def default_resources(home: str | None = None, papers: str | None = None) -> dic
     geo = GeoRagResource(home=home, papers=papers)
     return {
         "geo": geo,
+        "home_writer": HomeWriterResource(geo=geo),
         "pdf_to_tei": PdfToTeiResource(geo=geo),
         "documents": DocumentStoreResource(geo=geo),
         "vector_store": VectorStoreResource(geo=geo),

@@ -6,7 +6,9 @@ training data version, metrics, and the SHA-256 of ``model.joblib``). The pipeli
 ``write_artifact`` below, so the on-disk format is defined in one place for both sides.
 
 Unpickling runs code, so ``QueryClassifier.load`` checks the file's SHA-256 against the manifest
-before it unpickles anything, and refuses a mismatch. This catches a corrupted, half-written or
+before it unpickles anything, and refuses a mismatch. It prefers the numpy copy (``linear.npz``),
+which loads without unpickling; a home restored from a backup has only that copy (a backup
+never carries the pickle, ``geo_rag_runtime.backup``). This catches a corrupted, half-written or
 swapped model file; it is no defence against someone who can rewrite both files in the home folder
 (that person can already change the code).
 """
@@ -183,7 +185,7 @@ class QueryClassifier:
         if folder.is_file():
             folder = folder.parent
         manifest_path, model_path = folder / MANIFEST_FILE, folder / MODEL_FILE
-        if not manifest_path.is_file() or not model_path.is_file():
+        if not manifest_path.is_file():
             raise StoreError(f"no query classifier at {folder}: {_MISSING_HINT}")
         try:
             manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
@@ -198,19 +200,23 @@ class QueryClassifier:
                 f"classifier at {folder} was trained for labels {manifest.get('labels')}, "
                 f"this version expects {list(QUERY_TYPES)}; {_MISSING_HINT}"
             )
-        actual = _sha256(model_path)
-        if actual != manifest.get("sha256"):
-            raise StoreError(
-                f"refusing to load {model_path}: its SHA-256 {actual[:16]}… does not match the manifest "
-                f"({str(manifest.get('sha256'))[:16]}…); the file was modified or half-written. "
-                f"Re-train it: {_MISSING_HINT}"
-            )
+        if model_path.is_file():  # a model that is not the one trained is refused, used or not
+            actual = _sha256(model_path)
+            if actual != manifest.get("sha256"):
+                raise StoreError(
+                    f"refusing to load {model_path}: its SHA-256 {actual[:16]}… does not match the "
+                    f"manifest ({str(manifest.get('sha256'))[:16]}…); the file was modified or "
+                    f"half-written. Re-train it: {_MISSING_HINT}"
+                )
         linear = manifest.get("linear") or {}
         copied = folder / LINEAR_FILE
         if linear.get("copied") and copied.is_file() and _sha256(copied) == linear.get("sha256"):
+            # arrays only (np.load without pickle); a home restored from a backup has only this copy
             from geo_rag_runtime.linear_router import LinearQueryModel  # no scikit-learn import
 
             return cls(LinearQueryModel.load(copied), manifest, min_confidence=min_confidence, path=folder)
+        if not model_path.is_file():
+            raise StoreError(f"no query classifier at {folder}: {_MISSING_HINT}")
         import joblib
         import sklearn
 
@@ -286,7 +292,25 @@ def classifier_manifest(settings: Settings | None = None, path: str | Path | Non
     return summary
 
 
-_CACHE: dict[tuple[str, float], tuple[tuple[int, int], QueryClassifier]] = {}
+def artifact_stamp(folder: Path) -> tuple[int, ...] | None:
+    """What changes when the artifact is retrained or restored: the modification times and sizes of
+    its manifest, numpy copy and model (0 for one that is absent); None without a manifest.
+
+    Every file is replaced by an atomic rename when written, so a new version always shows here."""
+    stamp: list[int] = []
+    for name in (MANIFEST_FILE, LINEAR_FILE, MODEL_FILE):
+        try:
+            info = (folder / name).stat()
+        except FileNotFoundError:
+            if name == MANIFEST_FILE:
+                return None
+            stamp += [0, 0]
+            continue
+        stamp += [info.st_mtime_ns, info.st_size]
+    return tuple(stamp)
+
+
+_CACHE: dict[tuple[str, float], tuple[tuple[int, ...], QueryClassifier]] = {}
 _CACHE_LOCK = threading.Lock()
 
 
@@ -299,10 +323,9 @@ def get_classifier(settings: Settings | None = None, path: str | Path | None = N
     settings = settings or get_settings()
     folder = Path(path) if path is not None else default_artifact_dir(settings)
     folder = folder.parent if folder.is_file() else folder
-    try:
-        stamp = ((folder / MANIFEST_FILE).stat().st_mtime_ns, (folder / MODEL_FILE).stat().st_mtime_ns)
-    except FileNotFoundError:
-        raise StoreError(f"no query classifier at {folder}: {_MISSING_HINT}") from None
+    stamp = artifact_stamp(folder)
+    if stamp is None:
+        raise StoreError(f"no query classifier at {folder}: {_MISSING_HINT}")
     key = (str(folder.resolve()), float(settings.classifier_min_confidence))
     with _CACHE_LOCK:
         cached = _CACHE.get(key)

@@ -1,6 +1,6 @@
 """``geo-rag``: the one console script (contract in DESIGN.md).
 
-ingest/evaluate and asset versions need Dagster: they run ``python -m geo_assets.cli.commands`` in a
+ingest/evaluate/retire/unretire/purge and asset versions need Dagster: they run ``python -m geo_assets.cli.commands`` in a
 child process, so this package never imports Dagster and `ask` starts fast.
 """
 
@@ -38,6 +38,31 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     return _run_dagster_command(settings, "ingest", *extra, *args.paths).returncode
 
 
+def cmd_retire(args: argparse.Namespace, settings: Settings) -> int:
+    """``geo-rag retire [NAME ...] [--confirm]``: retire on purpose (hide; kept until purged)."""
+    return _run_dagster_command(
+        settings, "retire", *(["--confirm"] if args.confirm else []), *args.names
+    ).returncode
+
+
+def cmd_unretire(args: argparse.Namespace, settings: Settings) -> int:
+    """``geo-rag unretire NAME ... | --all``: retired papers answer questions again."""
+    if not args.names and not args.all:
+        print(
+            "error: name the papers to bring back (paper id, partition key or file name), or --all",
+            file=sys.stderr,
+        )
+        return 2
+    return _run_dagster_command(
+        settings, "unretire", *(["--all"] if args.all else []), *args.names
+    ).returncode
+
+
+def cmd_purge(args: argparse.Namespace, settings: Settings) -> int:
+    """``geo-rag purge [--all]``: delete papers retired longer than GEO_RAG_RETIRE_KEEP_DAYS."""
+    return _run_dagster_command(settings, "purge", *(["--all"] if args.all else [])).returncode
+
+
 def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
     report: dict[str, Any] = {
         "home": str(settings.home_dir),
@@ -45,6 +70,8 @@ def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
         "stores": store_counts(settings),
         # papers an ingest is rewriting, or whose rebuild failed: questions leave them out
         "building": publication.building_papers(settings.home_dir),
+        # papers hidden because their PDF left the folder (or `geo-rag retire`): kept until purged
+        "retired": publication.retired_papers(settings.home_dir),
     }
     proc = _run_dagster_command(settings, "versions", capture=True)
     try:
@@ -66,6 +93,12 @@ def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
         print(
             f"building (hidden from questions until its ingest completes): {paper_id} since "
             f"{record.get('since', '?')}, run {record.get('run_id', '?')[:8]}"
+        )
+    for paper_id, record in sorted(report["retired"].items(), key=lambda kv: kv[1].get("since", "")):
+        print(
+            f"retired (hidden; `geo-rag unretire` brings it back, `geo-rag purge` deletes it after "
+            f"{settings.retire_keep_days:g} days): {record.get('partition_key') or paper_id} since "
+            f"{record.get('since', '?')} ({record.get('reason', '')})"
         )
     print("assets (materialized partitions, latest data version):")
     assets = report["assets"]
@@ -230,7 +263,8 @@ def cmd_llm(args: argparse.Namespace, settings: Settings) -> int:
             os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
             os.execv(command[0], command)
         elif args.action == "stop":
-            print("stopped" if local_llm.stop(settings) else "no local LLM server was running")
+            stopped = local_llm.stop(settings, say=lambda line: print(line, file=sys.stderr))
+            print("stopped" if stopped else "no local LLM server was running")
         else:
             print(json.dumps(local_llm.status(settings), indent=2))
     except GeoRagError as exc:
@@ -324,6 +358,24 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("restore", help="restore a backup into this (empty) home's stores")
     p.add_argument("archive", help="an archive written by geo-rag backup")
     p.set_defaults(func=cmd_restore)
+    p = sub.add_parser(
+        "retire", help="retire papers on purpose: hidden from questions, kept until `geo-rag purge`"
+    )
+    p.add_argument(
+        "names",
+        nargs="*",
+        help="paper ids, partition keys or PDF file names (default: every paper "
+        "whose PDF left the papers folder)",
+    )
+    p.add_argument("--confirm", action="store_true", help="retire them (without it: only list them)")
+    p.set_defaults(func=cmd_retire)
+    p = sub.add_parser("unretire", help="bring retired papers back (their data never left the stores)")
+    p.add_argument("names", nargs="*", help="paper ids, partition keys or PDF file names")
+    p.add_argument("--all", action="store_true", help="every retired paper")
+    p.set_defaults(func=cmd_unretire)
+    p = sub.add_parser("purge", help="delete papers retired more than GEO_RAG_RETIRE_KEEP_DAYS ago")
+    p.add_argument("--all", action="store_true", help="every retired paper, however recent")
+    p.set_defaults(func=cmd_purge)
     p = sub.add_parser("status", help="counts per store and versions of materialized assets")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_status)

@@ -16,6 +16,10 @@ a user's vLLM/Ollama/OpenAI endpoint replaces it by configuration (``OPENAI_BASE
   prefix, so prompts put fixed instructions and evidence first.
 * ``endpoint``: where a running server of this home listens (from its state file, if its process is
   alive); ``get_llm`` uses it when no other LLM is configured.
+* ``stop``: signals the recorded process group only while the process is still the server that
+  ``start`` launched — its command line runs ``llama_cpp.server`` on this home's model and it was
+  created when the state file says (psutil). After a reboot or a crash the pid may belong to
+  anything; such a stale state file is removed and nothing is signalled.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -185,6 +189,37 @@ def _alive(pid: int) -> bool:
     return True
 
 
+_START_TOLERANCE_S = 5.0  # between the process's creation and the state file's "started" stamp
+
+
+def _identity_problem(state: ServerState) -> str | None:
+    """Why the process with ``state.pid`` is not the server ``start`` recorded (None: it is).
+
+    A pid is only a number the kernel hands out again: after a reboot, or once the server died, the
+    same pid may be a shell, a database or another user's program. The server is recognized by its
+    command line (``-m llama_cpp.server --model <this home's model>``) and its creation time, which
+    ``start`` records within moments of launching it."""
+    import psutil
+
+    try:
+        process = psutil.Process(state.pid)
+        command = process.cmdline()
+        created = process.create_time()
+    except psutil.NoSuchProcess:
+        return "no such process"
+    except psutil.AccessDenied:
+        return "a process of another user"
+    except psutil.Error as exc:
+        return f"unreadable ({type(exc).__name__})"
+    shown = " ".join(command)[:120] or process.name()
+    if "llama_cpp.server" not in command or state.model_path not in command:
+        return f"a different program ({shown})"
+    if abs(created - state.started) > _START_TOLERANCE_S:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(created))
+        return f"a server started at {when}, not the one recorded ({shown})"
+    return None
+
+
 def _read_state(settings: Settings) -> ServerState | None:
     path = _state_file(settings)
     try:
@@ -204,7 +239,7 @@ def _healthy(state: ServerState, timeout_s: float = 2.0) -> bool:
 def endpoint(settings: Settings) -> ServerState | None:
     """The running local server of this home, or None (no state file, or its process is gone)."""
     state = _read_state(settings)
-    if state is None or not _alive(state.pid):
+    if state is None or not _alive(state.pid) or _identity_problem(state) is not None:
         return None
     return state
 
@@ -301,11 +336,21 @@ def _launch(settings: Settings, host: str, port: int | None, wait_s: float) -> S
     )
 
 
-def stop(settings: Settings, timeout_s: float = 20.0) -> bool:
-    """Stop this home's server; True when one was running."""
+def stop(settings: Settings, timeout_s: float = 20.0, *, say: Callable[[str], None] | None = None) -> bool:
+    """Stop this home's server; True when one was running. A state file whose pid is no longer
+    that server (see :func:`_identity_problem`) is removed without signalling anything, and
+    ``say`` is told why."""
     state = _read_state(settings)
     _state_file(settings).unlink(missing_ok=True)
     if state is None or not _alive(state.pid):
+        return False
+    problem = _identity_problem(state)
+    if problem is not None:
+        if say is not None:
+            say(
+                f"the recorded local LLM server (pid {state.pid}) is gone; pid {state.pid} is now "
+                f"{problem}: left alone, and the stale state file {_state_file(settings)} removed"
+            )
         return False
     with contextlib.suppress(ProcessLookupError):
         os.killpg(state.pid, signal.SIGTERM)

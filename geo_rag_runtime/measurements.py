@@ -48,7 +48,12 @@ def find(
 ) -> list[Measurement]:
     """Rows matching the filters. ``analyte`` is matched exactly, else case-insensitively and without
     spaces ("sio2" → SiO2, "87Sr / 86Sr" → 87Sr/86Sr); ``paper`` is a paper id or a PDF file name.
-    Values reach the store as query parameters only."""
+    Values reach the store as query parameters only.
+
+    A read path: the store is opened read-only (no index creation, no write lock), so a read-only
+    database user, or a store an ingest is writing, serves it; and the rows of papers an ingest is
+    rebuilding or that were retired are left out, as questions leave them out."""
+    from geo_rag_runtime.stores import publication
     from geo_rag_runtime.stores.opening import open_documents
 
     for name, bound in (("min", minimum), ("max", maximum)):
@@ -56,7 +61,8 @@ def find(
             raise QueryError(f"--{name} must be a finite number")
     if limit < 0 or limit > MAX_ROWS:
         raise QueryError(f"limit must lie between 0 and {MAX_ROWS}")
-    store = open_documents(settings)
+    hidden = publication.hidden_papers(settings.home_dir)
+    store = open_documents(settings, read_only=True)
     try:
         paper_id = None
         if paper:
@@ -64,6 +70,13 @@ def find(
             if doc is None:
                 raise QueryError(f"no ingested paper has the id or file name {paper!r}")
             paper_id = str(doc["paper_id"])
+            if paper_id in hidden:
+                why = (
+                    "is retired (`geo-rag unretire` brings it back)"
+                    if paper_id in publication.retired_papers(settings.home_dir)
+                    else "is being rebuilt by an ingest (its values return when it completes)"
+                )
+                raise QueryError(f"the paper {paper!r} {why}")
         wanted = analyte
         if analyte is not None:
             known = store.measurement_analytes()
@@ -71,7 +84,12 @@ def find(
                 key = "".join(analyte.split()).casefold()
                 wanted = next((a for a in known if "".join(a.split()).casefold() == key), analyte)
         return store.find_measurements(
-            analyte=wanted, paper_id=paper_id, minimum=minimum, maximum=maximum, limit=limit
+            analyte=wanted,
+            paper_id=paper_id,
+            minimum=minimum,
+            maximum=maximum,
+            limit=limit,
+            exclude_papers=hidden,
         )
     finally:
         store.close()

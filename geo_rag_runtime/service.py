@@ -12,6 +12,9 @@ its own LadybugDB handle (connections are not for concurrent use); the ONNX embe
 (the torch one serializes its own calls). Only the document store, read for reported values, is
 still called one thread at a time (``_Serialized``): litemongo makes no thread-safety promise.
 
+The query router is the one exception to "load once": its files are checked on every question, so
+a retrained router is used without restarting the server.
+
 Degradation, always said in ``Answer.notes``: no classifier → the hybrid strategy; no graph store →
 vector context only; no keyword index → dense only; a failing LLM → extractive answer. No vector
 store, or an empty one, is an error that tells the user to run ``geo-rag ingest``: without passages
@@ -94,6 +97,7 @@ class RagService:
         self._resources: dict[str, Any] = {}
         self._errors: dict[str, tuple[float, str]] = {}
         self._vectors_checked = False
+        self._classifier_stamp: tuple[int, ...] | None = None
 
     # ----------------------------------------------------------------- resources
 
@@ -174,10 +178,23 @@ class RagService:
         return self._resource("measurements", open_measurements)
 
     def classifier(self) -> Any | None:
-        def open_classifier() -> Any:
-            return opening.open_classifier(self.settings)
+        """The query router as its files are now: a router retrained (or restored) while the server
+        runs answers the next question, without a restart. Three ``stat`` calls per question decide
+        it (``classifier.artifact_stamp``); an artifact that failed to load is retried when its
+        files change, or after a while."""
+        from geo_rag_runtime.classifier import artifact_stamp, default_artifact_dir
 
-        return self._resource("classifier", open_classifier)
+        stamp = artifact_stamp(default_artifact_dir(self.settings))
+        with self._open_lock:
+            if stamp != self._classifier_stamp:
+                self._resources.pop("classifier", None)
+                self._errors.pop("classifier", None)
+                self._classifier_stamp = stamp
+
+            def open_classifier() -> Any:
+                return opening.open_classifier(self.settings)
+
+            return self._resource("classifier", open_classifier)
 
     def llm(self) -> Any | None:
         if self._llm_choice != "configured":
@@ -250,7 +267,7 @@ class RagService:
             recognize=recognize,
             llm=self.llm(),
             measurements=_OnFirstUse(self.measurements, lambda: self.error("measurements")),
-            hidden_papers=frozenset(publication.building_papers(self.settings.home_dir)),
+            hidden_papers=publication.hidden_papers(self.settings.home_dir),
             selector=self.selector(),
         )
 
@@ -301,8 +318,10 @@ class RagService:
             if llm is not None
             else {"available": False, "generator": ExtractiveGenerator.name}
         )
-        # papers an ingest is rewriting (or whose rebuild failed): questions leave them out
+        # papers an ingest is rewriting (or whose rebuild failed), and retired ones: questions leave
+        # them out
         report["building"] = sorted(publication.building_papers(self.settings.home_dir))
+        report["retired"] = sorted(publication.retired_papers(self.settings.home_dir))
         if not report["vectors"]["available"]:
             status = "unavailable"
         elif all(report[k]["available"] for k in ("keyword_index", "graph", "classifier")):

@@ -21,6 +21,20 @@ class Settings(BaseSettings):
     # working directories
     home: Path = Field(default=Path("data/home"), description="embedded stores and artefacts")
     papers: Path = Field(default=Path("data/papers"), description="folder the sensor watches")
+    retire_max_share: float = Field(
+        default=0.2,
+        ge=0.0,
+        le=1.0,
+        description="the sensor retires at most this share of the papers (and at least one) in one "
+        "evaluation; more missing PDFs look like an unmounted or emptied folder, so it logs and "
+        "skips, and `geo-rag retire --confirm` retires them on purpose",
+    )
+    retire_keep_days: float = Field(
+        default=30.0,
+        ge=0.0,
+        description="a retired paper stays in every store, hidden from questions, until `geo-rag "
+        "purge` deletes those retired more than this many days ago (`geo-rag unretire` brings one back)",
+    )
 
     # PDF -> TEI
     grobid_url: str | None = Field(default=None, validation_alias=AliasChoices("GROBID_URL"))

@@ -1,4 +1,5 @@
-"""Command-line entry points that need Dagster (called by ``geo-rag ingest|status|evaluate``).
+"""Command-line entry points that need Dagster (called by ``geo-rag ingest|status|evaluate|retire|
+unretire|purge``).
 
 ``geo_rag_runtime.cli`` never imports Dagster; it runs ``python -m geo_assets.cli.commands ...`` so the
 materializations land in the same Dagster instance the UI shows (DAGSTER_HOME) with full lineage.
@@ -118,6 +119,8 @@ def _ingest_locked(
     resources = default_resources()
     with resources["documents"].open() as store:
         keys = [registry.register(store, pdf) for pdf in pdfs]
+        for line in _unretire_named(settings, store, keys):
+            print(line, file=out)
     known = set(instance.get_dynamic_partitions(PAPERS))
     new_keys = [k for k in dict.fromkeys(keys) if k not in known]
     if new_keys:
@@ -185,6 +188,26 @@ def _ingest_locked(
         file=out,
     )
     return 1 if failures else 0
+
+
+def _unretire_named(settings: Any, store: Any, keys: list[str]) -> list[str]:
+    """Naming a retired paper's PDF to ``geo-rag ingest`` brings the paper back: same bytes, same
+    paper, whose data never left the stores (changed bytes are ingested as usual, and the new
+    version is published)."""
+    from geo_assets.ingest import retire
+
+    lines = []
+    for key in dict.fromkeys(keys):
+        record = retire.find_retired(settings, key)
+        path = registry.lookup(store, key)
+        if record is None or path is None or record.get("partition_key") != key:
+            continue
+        paper = store.get_paper(record["paper_id"]) or {}
+        if paper.get("sha256") == contract.file_sha256(path) and retire.unretire_paper(
+            settings, record["paper_id"]
+        ):
+            lines.append(f"unretired: {key} (retired {record.get('since', '?')}: {record.get('reason', '')})")
+    return lines
 
 
 def _export_embedder(settings: Any, out: TextIO, err: TextIO) -> None:
@@ -255,6 +278,14 @@ def main(argv: list[str] | None = None) -> int:
     p_eval = sub.add_parser("evaluate")
     p_eval.add_argument("--dataset")
     p_eval.add_argument("--out")
+    p_retire = sub.add_parser("retire")
+    p_retire.add_argument("names", nargs="*")
+    p_retire.add_argument("--confirm", action="store_true")
+    p_unretire = sub.add_parser("unretire")
+    p_unretire.add_argument("names", nargs="*")
+    p_unretire.add_argument("--all", action="store_true", dest="everything")
+    p_purge = sub.add_parser("purge")
+    p_purge.add_argument("--all", action="store_true", dest="everything")
     args = parser.parse_args(argv)
     os.environ.setdefault("DAGSTER_DISABLE_TELEMETRY", "1")
     if args.command == "ingest":
@@ -266,6 +297,14 @@ def main(argv: list[str] | None = None) -> int:
         from geo_assets.cli.evaluate import evaluate
 
         return evaluate(dataset=args.dataset, out=args.out)
+    from geo_assets.cli import retirement
+
+    if args.command == "retire":
+        return retirement.retire_command(args.names, confirm=args.confirm)
+    if args.command == "unretire":
+        return retirement.unretire_command(args.names, everything=args.everything)
+    if args.command == "purge":
+        return retirement.purge_command(everything=args.everything)
     return 2
 
 

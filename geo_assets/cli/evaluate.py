@@ -82,6 +82,16 @@ def evaluate(
     failed = int(str(meta["answers_failed"].value))
     if failed:
         print(f"warning: {failed} answer(s) failed; their metrics are reported with status 'error'")
+    fallbacks = meta["fallbacks"].value if "fallbacks" in meta else {}
+    if isinstance(fallbacks, dict) and fallbacks:
+        listed = "; ".join(
+            f"{system}: " + ", ".join(f"{strategy} ×{n}" for strategy, n in found.items())
+            for system, found in fallbacks.items()
+        )
+        print(
+            f"warning: answers fell back to dense similarity because their strategy raised ({listed}); "
+            "their scores measure the fallback (answers.jsonl notes name the errors)"
+        )
     print(
         f"run {meta['run_id'].value} (judge: {meta['judge'].value}, dataset {meta['dataset_version'].value})"
     )

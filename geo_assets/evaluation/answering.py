@@ -13,6 +13,7 @@ from typing import Any
 from geo_assets.evaluation.dataset import EvalQuestion
 from geo_assets.evaluation.metrics import EvalSample
 from geo_rag_runtime.models import Answer
+from geo_rag_runtime.query.pipeline import fallback_strategy
 
 SYSTEMS = {"hybrid": "HybridRAG", "baseline": "BaselineRAG"}
 AnswerFn = Callable[[str, str], Answer]
@@ -42,6 +43,8 @@ class AnswerRecord:
     wall_ms: float = 0.0
     notes: list[str] = field(default_factory=list)
     error: str | None = None
+    # the routed strategy raised and dense similarity answered instead: a bug, counted per strategy
+    fallback_from: str | None = None
 
 
 def _ordered(items: Any) -> list[Any]:
@@ -134,6 +137,7 @@ def collect_answers(
                 record.source_files = [c.get("source_file") for c in chunks]
                 record.timings_ms = dict(answer.timings_ms)
                 record.notes = list(answer.notes)
+                record.fallback_from = fallback_strategy(answer.notes)
             record.wall_ms = round((time.perf_counter() - started) * 1000, 1)
             records.append(record)
         if log is not None and (number % 10 == 0 or number == len(questions)):
@@ -141,6 +145,30 @@ def collect_answers(
     if records and all(r.error for r in records) and first_error is not None:
         raise first_error
     return records
+
+
+def fallback_counts(records: Sequence[AnswerRecord]) -> dict[str, dict[str, int]]:
+    """How many answers of each system fell back to dense similarity, per strategy that raised."""
+    counts: dict[str, dict[str, int]] = {}
+    for record in records:
+        if record.fallback_from:
+            by_strategy = counts.setdefault(record.system, {})
+            by_strategy[record.fallback_from] = by_strategy.get(record.fallback_from, 0) + 1
+    return {system: dict(sorted(found.items())) for system, found in sorted(counts.items())}
+
+
+def fallback_markdown(counts: dict[str, dict[str, int]]) -> str:
+    """The summary's warning: answers whose strategy raised are a bug, not a lower score."""
+    total = sum(sum(found.values()) for found in counts.values())
+    listed = "; ".join(
+        f"{system}: " + ", ".join(f"{strategy} ×{n}" for strategy, n in found.items())
+        for system, found in counts.items()
+    )
+    return (
+        f"**Fallbacks: {total} answer(s) came from dense similarity because their strategy raised** "
+        f"({listed}). Their scores measure the fallback, not the strategy; the notes in answers.jsonl "
+        "name the errors."
+    )
 
 
 def to_samples(records: Sequence[AnswerRecord], questions: Sequence[EvalQuestion]) -> list[EvalSample]:

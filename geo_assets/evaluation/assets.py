@@ -142,6 +142,8 @@ def evaluation_results(
         "per_type": dg.MetadataValue.md(run.summary_markdown),
         "questions": len(questions),
         "answers_failed": sum(1 for a in run.answers if a.error),
+        # answers whose strategy raised and that dense similarity gave instead, per system and strategy
+        "fallbacks": dg.MetadataValue.json(run.fallbacks),
         "dataset_version": identity["dataset_version"],
         "identity_hash": identity["identity_hash"],
         "config_hash": identity["config_hash"],

@@ -132,7 +132,7 @@ def store_versions(settings: Settings) -> tuple[dict[str, Any], dict[str, str]]:
                 found[name] = value
 
     def documents() -> Any:
-        store = opening.open_documents(settings)
+        store = opening.open_documents(settings, read_only=True)
         try:
             papers = sorted((p.get("paper_id", ""), p.get("sha256", "")) for p in store.papers())
             return {**store.counts(), "papers_sha": _sha(papers)}

@@ -31,7 +31,7 @@ and the run folder's tables and the history file (``run_folder``); this module c
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, cast
@@ -44,6 +44,8 @@ from geo_assets.evaluation.answering import (
     AnswerRecord,
     collect_answers,
     contexts_of,
+    fallback_counts,
+    fallback_markdown,
     to_samples,
 )
 from geo_assets.evaluation.comparison import (
@@ -112,6 +114,8 @@ class EvaluationRun:
     metric_seconds: dict[str, float]
     judge_calls: dict[str, int]
     summary_markdown: str
+    # system -> strategy that raised -> answers that fell back to dense similarity
+    fallbacks: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def run_evaluation(
@@ -230,7 +234,12 @@ def run_evaluation(
     if not differences.empty:
         differences.to_csv(folder / "differences.csv", index=False)
     abstention.to_csv(folder / "abstention.csv", index=False)
+    fallbacks = fallback_counts(records)
+    if fallbacks:
+        say(fallback_markdown(fallbacks).replace("**", ""))
     summary = eval_report.markdown_table(per_type)
+    if fallbacks:  # first, so nobody reads the scores without it
+        summary = fallback_markdown(fallbacks) + "\n\n" + summary
     if not differences.empty:
         summary += "\n\n" + differences_markdown(differences, KEY_METRICS)
     if abstention["unanswerable"].sum():
@@ -249,6 +258,7 @@ def run_evaluation(
         "dataset_path": dataset_path,
         "questions": len(questions),
         "answers_failed": sum(1 for r in records if r.error),
+        "fallbacks": fallbacks,
         "routing_accuracy": (
             sum(1 for r in routed if r.category == r.query_type) / len(routed) if routed else None
         ),
@@ -296,4 +306,5 @@ def run_evaluation(
         metric_seconds=dict(suite.seconds),
         judge_calls=judge_calls,
         summary_markdown=summary,
+        fallbacks=fallbacks,
     )

@@ -6,7 +6,7 @@ from typing import Any
 import dagster as dg
 
 from geo_assets.partitions import papers_partitions
-from geo_assets.resources import DocumentStoreResource, GraphStoreResource, LLMResource
+from geo_assets.resources import DocumentStoreResource, GraphStoreResource, HomeWriterResource, LLMResource
 from geo_rag_runtime.prompts import EXTRACT_TRIPLES, PROMPT_SET_VERSION
 from geo_rag_runtime.vocab import vocabulary_version
 
@@ -27,6 +27,7 @@ def triples(
     chunks: dict[str, Any],
     documents: DocumentStoreResource,
     llm: LLMResource,
+    home_writer: HomeWriterResource,  # the home's writer lock, held for the run
 ):
     from geo_assets.graph.extraction import extract_triples_with
     from geo_rag_runtime.vocab import load_vocabulary
@@ -72,9 +73,10 @@ def knowledge_graph(
     triples: dict[str, Any],
     documents: DocumentStoreResource,
     graph: GraphStoreResource,
+    home_writer: HomeWriterResource,
 ):
     paper_id = triples["paper_id"]
-    with documents.open() as store:
+    with documents.open(read_only=True) as store:
         paper = store.get_paper(paper_id) or {}
         paper_chunks = store.chunks_for_paper(paper_id)
         paper_triples = store.triples_for_paper(paper_id)

@@ -6,7 +6,12 @@ from typing import Any
 import dagster as dg
 
 from geo_assets.partitions import papers_partitions
-from geo_assets.resources import DocumentStoreResource, EmbedderResource, VectorStoreResource
+from geo_assets.resources import (
+    DocumentStoreResource,
+    EmbedderResource,
+    HomeWriterResource,
+    VectorStoreResource,
+)
 
 
 @dg.asset(
@@ -29,6 +34,7 @@ def chunk_embeddings(
     embedder: EmbedderResource,
     vector_store: VectorStoreResource,
     documents: DocumentStoreResource,
+    home_writer: HomeWriterResource,  # the home's writer lock, held for the run
 ):
     paper_id = chunks["paper_id"]
     with documents.open() as store:

@@ -16,7 +16,13 @@ import dagster as dg
 from geo_assets.ingest import registry
 from geo_assets.ingest.convert import convert_pdf
 from geo_assets.partitions import PAPERS, papers_partitions
-from geo_assets.resources import DocumentStoreResource, EmbedderResource, GeoRagResource, PdfToTeiResource
+from geo_assets.resources import (
+    DocumentStoreResource,
+    EmbedderResource,
+    GeoRagResource,
+    HomeWriterResource,
+    PdfToTeiResource,
+)
 from geo_rag_runtime import contract
 from geo_rag_runtime.errors import GeoRagError
 from geo_rag_runtime.models import CleanedPaper, Paper
@@ -39,7 +45,7 @@ def _fail(source: str, exc: Exception) -> dg.Failure:
     "replacing a PDF marks everything downstream of its partition stale.",
 )
 def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) -> dg.DataVersionsByPartition:
-    with documents.open() as store:
+    with documents.open(read_only=True) as store:
         paths = registry.registered(store)
     versions: dict[str, dg.DataVersion] = {}
     for key in context.instance.get_dynamic_partitions(PAPERS):
@@ -66,6 +72,7 @@ def tei_xml(
     geo: GeoRagResource,
     pdf_to_tei: PdfToTeiResource,
     documents: DocumentStoreResource,
+    home_writer: HomeWriterResource,  # the home's writer lock, held for the run
 ):
     from geo_assets.ingest.pdf_checks import validate_pdf
     from geo_assets.ingest.tei import tei_producer
@@ -146,7 +153,7 @@ def tei_xml(
     description="Metadata, abstract, sections with paragraphs, captions and references parsed from the "
     "TEI by one parser for GROBID and embedded TEI; upserted into the document store's `papers`.",
 )
-def paper_json(tei_xml: dict[str, Any], documents: DocumentStoreResource):
+def paper_json(tei_xml: dict[str, Any], documents: DocumentStoreResource, home_writer: HomeWriterResource):
     from geo_assets.ingest.tei import tei_to_paper
 
     tei = Path(tei_xml["tei_path"]).read_text(encoding="utf-8")
@@ -225,6 +232,7 @@ def chunks(
     geo: GeoRagResource,
     embedder: EmbedderResource,
     documents: DocumentStoreResource,
+    home_writer: HomeWriterResource,
 ):
     from geo_assets.ingest.chunking import chunk_paper
 
@@ -280,11 +288,14 @@ def published_paper(
     measurements: dict[str, Any],
     geo: GeoRagResource,
     documents: DocumentStoreResource,
+    home_writer: HomeWriterResource,
 ):
     paper_id = str(chunk_embeddings["paper_id"])
     with documents.open() as store:
         store.set_paper_fields(paper_id, status="published")
     publication.mark_published(geo.settings().home_dir, paper_id)
+    if publication.mark_unretired(geo.settings().home_dir, paper_id):  # ingested again: wanted again
+        context.log.info(f"{paper_id}: was retired; published again, so no longer retired")
     context.log.info(f"{paper_id}: published")
     return dg.Output(
         {"paper_id": paper_id},

@@ -1,80 +1,145 @@
 """Watching the papers folder: a sensor for new/removed PDFs and a schedule that re-scans.
 
-New PDFs get a partition and a run of ``ingest_paper_job``; a PDF that disappeared from the folder
-gets its partition deleted and its documents, vectors, keywords and graph provenance retired.
-Changed bytes under the same name show up as a new data version of ``raw_pdf`` (stale downstream)
-and are re-run.
+New PDFs get a partition and a run of ``ingest_paper_job``; changed bytes under the same name show
+up as a new data version of ``raw_pdf`` (stale downstream) and are re-run. A PDF that disappeared
+from the folder retires its paper — hidden from questions, kept in every store until ``geo-rag
+purge`` — under the rules of ``geo_assets.ingest.retire``: only papers ingested from the watched
+folder, never while the folder is missing or unreadable, never more than
+``GEO_RAG_RETIRE_MAX_SHARE`` of the papers at once (logged and skipped instead), and the same PDF
+coming back brings its paper back. Registered files that never became a paper (a failed or
+duplicate PDF) are simply forgotten, with their partition.
+
+Retiring takes the home's writer lock without waiting: while an ingest, a run, a backup or a
+restore writes, the evaluation skips retirement and says so; the next one catches up.
 """
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
 
-from geo_assets.ingest import registry
-from geo_assets.ingest.retire import retire_paper
+from geo_assets.ingest import registry, retire
 from geo_assets.partitions import PAPERS, papers_partitions
 from geo_assets.resources import DocumentStoreResource, GeoRagResource
 from geo_rag_runtime import contract
+from geo_rag_runtime.home_lock import HomeBusyError, home_lock
+
+
+@dataclass
+class ScanResult:
+    """One scan of the papers folder: partition keys by what happened to them."""
+
+    new: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)  # forgotten registrations (no paper): partition deleted
+    retired: list[str] = field(default_factory=list)  # papers hidden, data kept until purged
+    restored: list[str] = field(default_factory=list)  # retired papers whose PDF came back
+    warnings: list[str] = field(default_factory=list)
 
 
 def scan(
-    instance: dg.DagsterInstance, geo: GeoRagResource, documents: DocumentStoreResource
-) -> tuple[list[str], list[str], list[str]]:
-    """Register new PDFs of the papers folder; retire partitions whose file is gone.
-
-    Returns (new partition keys, changed partition keys, removed partition keys).
-    """
+    instance: dg.DagsterInstance,
+    geo: GeoRagResource,
+    documents: DocumentStoreResource,
+    log: Callable[[str], None] | None = None,
+) -> ScanResult:
+    """Register new PDFs of the papers folder; retire (within the limits) papers whose PDF is gone."""
     settings = geo.settings()
     folder = Path(settings.papers).expanduser().resolve()
+    result = ScanResult()
+
+    def warn(message: str) -> None:
+        result.warnings.append(message)
+        if log is not None:
+            log(message)
+
+    problem = retire.folder_problem(folder)
+    if problem is not None:
+        warn(f"{problem}: no PDF is registered or retired until it is readable again")
+        return result
     known = set(instance.get_dynamic_partitions(PAPERS))
-    new: list[str] = []
-    changed: list[str] = []
-    removed: list[str] = []
     with documents.open() as store:
-        for pdf in registry.scan_pdfs([folder]) if folder.is_dir() else []:
+        for pdf in registry.scan_pdfs([folder]):
             key = registry.register(store, pdf)
             if key not in known:
-                new.append(key)
+                result.new.append(key)
                 continue
             stored_sha256 = store.paper_sha256_for_partition(key)
             if stored_sha256 is not None and stored_sha256 != contract.file_sha256(pdf):
-                changed.append(key)
-        for key, path in registry.registered(store).items():
-            if not path.exists() and key in known:
-                retire_paper(settings, store, key)
-                removed.append(key)
-    return new, changed, removed
+                result.changed.append(key)
+        try:
+            with home_lock(settings.home_dir, warn, what="new_papers_sensor (retirement)", wait=False):
+                plan = retire.plan_retirement(settings, store, known)
+                for key in plan.back:
+                    record = retire.find_retired(settings, key)
+                    if record is not None and retire.unretire_paper(settings, record["paper_id"]):
+                        result.restored.append(key)
+                for key in plan.orphans:
+                    registry.unregister(store, key)
+                    result.removed.append(key)
+                if plan.over_limit:
+                    warn(
+                        f"not retiring: {plan.describe()}. An unmounted or emptied folder looks like "
+                        "this; if the PDFs were removed on purpose, run `geo-rag retire --confirm`"
+                    )
+                else:
+                    for key in plan.missing:
+                        if retire.retire_paper(settings, store, key, f"its PDF left {folder}") is not None:
+                            result.retired.append(key)
+        except HomeBusyError as exc:
+            warn(f"not retiring this time: {exc}; the next evaluation tries again")
+    return result
 
 
-def _requests(new: list[str], changed: list[str], removed: list[str]) -> tuple[list, list]:
+def _requests(result: ScanResult) -> tuple[list[Any], list[Any]]:
     dyn: list[Any] = []
-    if new:
-        dyn.append(papers_partitions.build_add_request(new))
-    if removed:
-        dyn.append(papers_partitions.build_delete_request(removed))
+    if result.new:
+        dyn.append(papers_partitions.build_add_request(result.new))
+    if result.removed:
+        dyn.append(papers_partitions.build_delete_request(result.removed))
     runs = [
-        dg.RunRequest(partition_key=k, run_key=None, tags={"georag/reason": "new" if k in new else "changed"})
-        for k in [*new, *changed]
+        dg.RunRequest(
+            partition_key=k, run_key=None, tags={"georag/reason": "new" if k in result.new else "changed"}
+        )
+        for k in [*result.new, *result.changed]
     ]
     return runs, dyn
 
 
-def build_sensor_and_schedule(job: Any):
+def _summary(result: ScanResult) -> str:
+    parts = [
+        f"{len(keys)} {what}: {', '.join(keys[:10])}"
+        for what, keys in (
+            ("retired (geo-rag unretire undoes it)", result.retired),
+            ("back", result.restored),
+        )
+        if keys
+    ]
+    return "; ".join(parts)
+
+
+def build_sensor_and_schedule(job: Any) -> tuple[Any, Any]:
     @dg.sensor(
         job=job,
         minimum_interval_seconds=60,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Registers each new PDF in GEO_RAG_PAPERS as a partition and requests its "
-        "ingest run; retires partitions whose PDF was removed.",
+        "ingest run; retires (hides, until `geo-rag purge`) papers whose PDF left the folder, "
+        "within GEO_RAG_RETIRE_MAX_SHARE and never while the folder is missing.",
     )
     def new_papers_sensor(
         context: dg.SensorEvaluationContext, geo: GeoRagResource, documents: DocumentStoreResource
-    ):
-        new, changed, removed = scan(context.instance, geo, documents)
-        runs, dyn = _requests(new, changed, removed)
+    ) -> Any:
+        result = scan(context.instance, geo, documents, log=context.log.warning)
+        if _summary(result):
+            context.log.info(_summary(result))
+        runs, dyn = _requests(result)
         if not runs and not dyn:
-            return dg.SkipReason("no new, changed or removed PDFs")
+            return dg.SkipReason(
+                "; ".join(result.warnings) or _summary(result) or "no new, changed or removed PDFs"
+            )
         return dg.SensorResult(run_requests=runs, dynamic_partitions_requests=dyn)
 
     @dg.schedule(
@@ -85,14 +150,13 @@ def build_sensor_and_schedule(job: Any):
     )
     def nightly_rescan(
         context: dg.ScheduleEvaluationContext, geo: GeoRagResource, documents: DocumentStoreResource
-    ):
-        new, changed, removed = scan(context.instance, geo, documents)
-        if new:
-            context.instance.add_dynamic_partitions(PAPERS, new)
-        if removed:
-            for key in removed:
-                context.instance.delete_dynamic_partition(PAPERS, key)
-        runs, _ = _requests(new, changed, removed)
-        return runs or dg.SkipReason("no new or changed PDFs")
+    ) -> Any:
+        result = scan(context.instance, geo, documents, log=context.log.warning)
+        if result.new:
+            context.instance.add_dynamic_partitions(PAPERS, result.new)
+        for key in result.removed:
+            context.instance.delete_dynamic_partition(PAPERS, key)
+        runs, _ = _requests(result)
+        return runs or dg.SkipReason("; ".join(result.warnings) or "no new or changed PDFs")
 
     return new_papers_sensor, nightly_rescan

@@ -6,7 +6,7 @@ from typing import Any
 import dagster as dg
 
 from geo_assets.partitions import papers_partitions
-from geo_assets.resources import DocumentStoreResource
+from geo_assets.resources import DocumentStoreResource, HomeWriterResource
 from geo_rag_runtime.models import CleanedPaper, Paper
 from geo_rag_runtime.vocab import vocabulary_version
 
@@ -31,6 +31,7 @@ def measurements(
     cleaned_text: CleanedPaper,
     chunks: dict[str, Any],
     documents: DocumentStoreResource,
+    home_writer: HomeWriterResource,  # the home's writer lock, held for the run
 ):
     from geo_assets.measurements.extract import EXTRACTOR, paper_measurements
 

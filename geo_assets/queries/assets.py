@@ -7,7 +7,7 @@ import dagster as dg
 import pandas as pd
 
 from geo_assets.graph.assets import knowledge_graph
-from geo_assets.resources import DocumentStoreResource, GeoRagResource, LLMResource
+from geo_assets.resources import DocumentStoreResource, GeoRagResource, HomeWriterResource, LLMResource
 from geo_rag_runtime import contract
 from geo_rag_runtime.models import QUERY_TYPES
 from geo_rag_runtime.prompts import PROMPT_SET_VERSION, WRITE_QUERIES
@@ -31,7 +31,12 @@ def _graph_entities(store: Any) -> dict[str, set[str]]:
     "(≥ 2,000 queries, seeded), with entities drawn from the materialized graph and the vocabulary; "
     "template generation offline, LLM-written queries added when GEO_RAG_LLM_INGEST lists queries. CSV + parquet.",
 )
-def synthetic_queries(geo: GeoRagResource, documents: DocumentStoreResource, llm: LLMResource):
+def synthetic_queries(
+    geo: GeoRagResource,
+    documents: DocumentStoreResource,
+    llm: LLMResource,
+    home_writer: HomeWriterResource,  # the home's writer lock, held for the run
+):
     from geo_assets.queries.synthetic_queries import (
         dataset_version,
         generate_synthetic_queries,
@@ -41,7 +46,7 @@ def synthetic_queries(geo: GeoRagResource, documents: DocumentStoreResource, llm
 
     vocabulary = load_vocabulary()
     entities: dict[str, set[str]] = {t: set(vocabulary.entities(t)) for t in vocabulary.types}
-    with documents.open() as store:
+    with documents.open(read_only=True) as store:
         from_graph = _graph_entities(store)
     for entity_type, names in from_graph.items():
         entities.setdefault(entity_type, set()).update(names)
@@ -78,7 +83,7 @@ def synthetic_queries(geo: GeoRagResource, documents: DocumentStoreResource, llm
     "cross-validated macro-F1 with linear SVM, naive Bayes, random forest and SGD; judged on the "
     "hand-written seed questions it never saw.",
 )
-def query_classifier(synthetic_queries: pd.DataFrame, geo: GeoRagResource):
+def query_classifier(synthetic_queries: pd.DataFrame, geo: GeoRagResource, home_writer: HomeWriterResource):
     from geo_assets.queries.classifier_training import MIN_TEST_MACRO_F1, save_classifier, train_classifier
     from geo_assets.queries.synthetic_queries import dataset_version, load_seed_queries, load_written_queries
     from geo_rag_runtime.classifier import default_artifact_dir

@@ -27,8 +27,9 @@ The pipeline owns no resources: ``RagService`` opens them and passes them in as 
 from __future__ import annotations
 
 import contextlib
+import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -54,6 +55,7 @@ __all__ = [
     "Resources",
     "Retrieved",
     "answer_question",
+    "fallback_strategy",
     "generate_answer",
     "retrieve_context",
 ]
@@ -61,6 +63,22 @@ __all__ = [
 MAX_TOP_K = 50
 STAGES = ("classification", "vector", "graph", "fusion", "generation", "total")
 Mode = Literal["hybrid", "baseline"]
+
+
+# The note a failing strategy leaves: an answer still comes (from dense similarity), but the
+# evaluation must count it as the bug it is (``fallback_strategy``), not as a lower score.
+_FALLBACK_NOTE = "strategy {name} failed ({error}): answered with dense similarity"
+_FALLBACK_PATTERN = re.compile(r"strategy (\S+) failed \(.*\): answered with dense similarity", re.DOTALL)
+
+
+def fallback_strategy(notes: Sequence[str]) -> str | None:
+    """The strategy whose retrieval raised and was replaced by dense similarity, read from an
+    answer's notes (None when none fell back)."""
+    for note in notes:
+        found = _FALLBACK_PATTERN.fullmatch(note)
+        if found:
+            return found.group(1)
+    return None
 
 
 @dataclass
@@ -217,9 +235,7 @@ def _retrieve(
     except Exception as exc:
         if chosen.strategy.name == "similarity":
             raise
-        notes.append(
-            f"strategy {chosen.strategy.name} failed ({type(exc).__name__}: {exc}): answered with dense similarity"
-        )
+        notes.append(_FALLBACK_NOTE.format(name=chosen.strategy.name, error=f"{type(exc).__name__}: {exc}"))
         chosen.strategy = strategy_for("explicit_fact")
         return StrategyRun(chosen.category, "dense(fallback)", tools.dense(question.search_text, k))
 

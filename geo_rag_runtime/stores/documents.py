@@ -19,7 +19,7 @@ import contextlib
 import datetime as dt
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -183,16 +183,26 @@ class DocumentStore:
         minimum: float | None = None,
         maximum: float | None = None,
         limit: int = 0,
+        exclude_papers: Collection[str] = (),
     ) -> list[Measurement]:
         """Rows matching every given filter (values are query parameters, never query text), in
         paper and text order. ``analyte`` and ``paper_id`` take one value or several (any of them);
-        ``minimum``/``maximum`` bound ``value`` (a range's low end)."""
+        ``minimum``/``maximum`` bound ``value`` (a range's low end); rows of ``exclude_papers``
+        (papers being rebuilt or retired) are left out."""
         query: dict[str, Any] = {}
         for field_name, wanted in (("analyte", analyte), ("paper_id", paper_id)):
             if isinstance(wanted, str):
                 query[field_name] = wanted
             elif wanted is not None:
                 query[field_name] = {"$in": [str(w) for w in wanted]}
+        if exclude_papers:
+            excluded = sorted(str(p) for p in exclude_papers)
+            chosen = query.get("paper_id")
+            if chosen is None:
+                query["paper_id"] = {"$nin": excluded}
+            else:
+                wanted_ids = [chosen] if isinstance(chosen, str) else chosen["$in"]
+                query["paper_id"] = {"$in": [p for p in wanted_ids if p not in set(excluded)]}
         bounds: dict[str, float] = {}
         if minimum is not None:
             bounds["$gte"] = float(minimum)

@@ -85,21 +85,25 @@ def open_classifier(settings: Settings) -> QueryClassifier:
 
 
 def store_counts(settings: Settings) -> dict[str, Any]:
-    """Counts per store for ``geo-rag status``; a store that cannot be opened reports its error."""
+    """Counts per store for ``geo-rag status``; a store that cannot be opened reports its error.
+
+    Every store is opened read-only: status is a read path (a read-only database user may run it,
+    and it must not create indexes or wait for a writer's lock)."""
     counts: dict[str, Any] = {}
     try:
-        docs = open_documents(settings)
+        docs = open_documents(settings, read_only=True)
         counts["documents"] = {"backend": docs.backend, **docs.counts()}
         docs.close()
     except Exception as exc:  # report, don't crash: status is for diagnosing
         counts["documents"] = {"error": str(exc)}
     try:
-        vectors = open_vectors(settings)
+        vectors = open_vectors(settings, read_only=True)
         counts["vectors"] = {
             "backend": "chroma-http" if settings.chroma_host else "chroma-persistent",
             "vectors": vectors.count(),
             "model": vectors.model_identity,
         }
+        vectors.close()
     except Exception as exc:
         counts["vectors"] = {"error": str(exc)}
     try:

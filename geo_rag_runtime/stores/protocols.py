@@ -45,6 +45,7 @@ class MeasurementReader(Protocol):
         minimum: float | None = None,
         maximum: float | None = None,
         limit: int = 0,
+        exclude_papers: Collection[str] = (),
     ) -> list[Measurement]: ...
 
     def measurement_analytes(self) -> dict[str, int]: ...

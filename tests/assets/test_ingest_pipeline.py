@@ -1,6 +1,7 @@
 """End to end through Dagster: `geo_assets.cli.commands.ingest` on a folder holding one real paper and
 every kind of bad input. Each bad file fails only its own partition with a message naming it, the
-duplicate is skipped, a rerun completes what was fixed, and removing a PDF retires it everywhere."""
+duplicate is skipped, a rerun completes what was fixed, a backup restores into an empty home, and
+removing a PDF retires it (hidden, kept) until `purge` deletes it everywhere."""
 
 from __future__ import annotations
 
@@ -133,24 +134,35 @@ def restored(ingested: dict, rerun: dict, tmp_path_factory: pytest.TempPathFacto
 
 @pytest.fixture(scope="module")
 def retired(ingested: dict, rerun: dict, restored: dict) -> dict:
-    """Stage 3: the real paper's PDF is deleted and the folder is re-scanned as the sensor does."""
+    """Stage 3: the real paper's PDF is deleted and the folder is re-scanned as the sensor does; the
+    paper is retired (hidden, kept), then `geo-rag purge --all` deletes it from every store."""
+    import io
+
     import dagster as dg
 
+    from geo_assets.cli.retirement import purge_command
     from geo_assets.ingest.sensors import scan
     from geo_assets.resources import default_resources
     from geo_rag_runtime.cli import store_counts
     from geo_rag_runtime.settings import get_settings
+    from geo_rag_runtime.stores import publication
 
     before = store_counts(get_settings())
     (ingested["papers"] / REAL).unlink()
     resources = default_resources()
-    new, changed, removed = scan(dg.DagsterInstance.get(), resources["geo"], resources["documents"])
+    result = scan(dg.DagsterInstance.get(), resources["geo"], resources["documents"])
+    hidden = publication.hidden_papers(get_settings().home_dir)
+    kept = store_counts(get_settings())
+    out = io.StringIO()
+    code = purge_command(everything=True, out=out)
     return {
         "before": before,
+        "kept": kept,
+        "hidden": hidden,
         "after": store_counts(get_settings()),
-        "new": new,
-        "changed": changed,
-        "removed": removed,
+        "result": result,
+        "purge": (code, out.getvalue()),
+        "partitions": set(dg.DagsterInstance.get().get_dynamic_partitions("papers")),
     }
 
 
@@ -233,22 +245,26 @@ def test_rerun_completes_fixed_files_and_skips_up_to_date(rerun: dict) -> None:
     assert rerun["papers_stored"] == 2
 
 
-def test_removed_pdf_is_retired_from_every_store(retired: dict) -> None:
-    # the bad files deleted in the rerun stage are retired too
-    assert set(retired["removed"]) == {
-        REAL,
-        "webpage.pdf",
-        "empty.pdf",
-        "scanned.pdf",
-        "copy_of_vermeesch.pdf",
-    }
-    assert not retired["new"] and not retired["changed"]
+def test_removed_pdf_is_retired_then_purged_from_every_store(retired: dict) -> None:
+    result = retired["result"]
+    # the bad files deleted in the rerun stage never became papers: their registrations go
+    assert set(result.removed) == {"webpage.pdf", "empty.pdf", "scanned.pdf", "copy_of_vermeesch.pdf"}
+    assert result.retired == [REAL] and not result.new and not result.changed
+    assert len(retired["hidden"]) == 1  # questions leave the retired paper out ...
+    assert retired["kept"] == retired["before"]  # ... while every store keeps it
+    code, out = retired["purge"]
+    assert code == 0 and f"purged: {REAL}" in out
+    assert REAL not in retired["partitions"]
     before, after = retired["before"], retired["after"]
     assert after["documents"]["papers"] == before["documents"]["papers"] - 1
     assert after["documents"]["chunks"] < before["documents"]["chunks"]
     assert after["vectors"]["vectors"] == after["documents"]["chunks"]
     assert after["keyword_index"]["chunks"] == after["documents"]["chunks"]
     assert after["graph"]["papers"] == after["documents"]["papers"]
+    from geo_rag_runtime.settings import get_settings
+    from geo_rag_runtime.stores import publication
+
+    assert publication.hidden_papers(get_settings().home_dir) == frozenset()
 
 
 def test_missing_classifier_is_rebuilt_even_when_papers_are_up_to_date(classifier_rebuilt: dict) -> None:

@@ -266,6 +266,48 @@ def test_http_measurements_filters_as_parameters(zhu_rows: list[Measurement], tm
         assert client.get("/measurements", params={"limit": -1}, headers=auth).status_code == 422
 
 
+def test_the_export_leaves_out_papers_being_rebuilt_or_retired(
+    zhu_rows: list[Measurement], tmp_path: Path
+) -> None:
+    """What questions leave out, the export leaves out too: a paper an ingest is rewriting (its rows
+    may be half replaced) and a retired paper."""
+    from geo_rag_runtime import measurements
+    from geo_rag_runtime.errors import QueryError
+    from geo_rag_runtime.models import Paper
+    from geo_rag_runtime.settings import Settings
+    from geo_rag_runtime.stores import publication
+    from geo_rag_runtime.stores.opening import open_documents
+
+    settings = Settings(home=tmp_path)
+    store = open_documents(settings)
+    ids = ["pzhu", "pcopy", "pthird"]
+    for paper_id in ids:  # three papers reporting the same values
+        name = f"{paper_id}.pdf"
+        store.upsert_paper(Paper(paper_id=paper_id, source_file=name, title=paper_id, sha256=paper_id * 8))
+        rows = [
+            r.model_copy(update={"paper_id": paper_id, "measurement_id": f"{paper_id}-{r.measurement_id}"})
+            for r in zhu_rows
+        ]
+        store.replace_measurements(paper_id, rows)
+    store.close()
+    assert {r.paper_id for r in measurements.find(settings)} == set(ids)
+
+    publication.mark_building(settings.home_dir, "pzhu", "run-1")  # `chunks` of a re-ingest
+    publication.mark_retired(
+        settings.home_dir, "pcopy", partition_key="pcopy.pdf", source_path="", reason="t"
+    )
+    rows = measurements.find(settings, analyte="age")
+    assert rows and {r.paper_id for r in rows} == {"pthird"}
+    assert len(measurements.find(settings)) == len(zhu_rows)
+    with pytest.raises(QueryError, match="being rebuilt"):
+        measurements.find(settings, paper="pzhu.pdf")
+    with pytest.raises(QueryError, match="retired"):
+        measurements.find(settings, paper="pcopy")
+
+    publication.mark_published(settings.home_dir, "pzhu")
+    assert {r.paper_id for r in measurements.find(settings)} == {"pzhu", "pthird"}
+
+
 # --------------------------------------------------------------------------- tables
 
 
