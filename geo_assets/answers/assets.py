@@ -4,7 +4,7 @@ import dagster as dg
 
 from geo_assets.answers.selector_training import MIN_QUESTIONS, TRAINING_VERSION
 from geo_assets.queries.assets import query_classifier
-from geo_assets.resources import GeoRagResource
+from geo_assets.resources import GeoRagResource, HomeWriterResource
 
 
 @dg.asset(
@@ -18,7 +18,11 @@ from geo_assets.resources import GeoRagResource
     "sentences as negatives. JSON weights in $GEO_RAG_HOME/models (no pickle); a home with fewer than "
     f"{MIN_QUESTIONS} usable questions keeps the packaged ranker.",
 )
-def answer_selector(context: dg.AssetExecutionContext, geo: GeoRagResource):
+def answer_selector(
+    context: dg.AssetExecutionContext,
+    geo: GeoRagResource,
+    home_writer: HomeWriterResource,  # the home's writer lock, held for the run (it writes models/)
+):
     from geo_assets.answers.selector_training import train_for_home
     from geo_rag_runtime import contract
     from geo_rag_runtime.query.selector import PACKAGED_SELECTOR, SELECTOR_FILE
