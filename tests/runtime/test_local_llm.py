@@ -142,7 +142,9 @@ def test_a_timeout_falls_back_to_the_extractive_answer(
 ) -> None:
     from geo_rag_runtime.service import RagService
 
-    settings = knowledge_base.settings(local_llm=True, llm_timeout_s=0.05, llm_retries=0)
+    settings = knowledge_base.settings(
+        local_llm=True, generator="grounded", llm_timeout_s=0.05, llm_retries=0
+    )
     answer = RagService(settings).ask(MAGNETITE, category="explicit_fact")
     assert answer.generator == "extractive"
     assert any("failed" in n and "answered extractively" in n for n in answer.notes), answer.notes
@@ -161,7 +163,7 @@ def test_a_killed_server_falls_back_and_is_forgotten(
     source = local_llm.model_path(knowledge_base.settings())
     os.link(source, models / source.name)  # no 1 GB copy: the same file, verified by its stamp
     (models / source.with_suffix(".sha256").name).write_text(source.with_suffix(".sha256").read_text())
-    own = knowledge_base.settings(local_llm=True)
+    own = knowledge_base.settings(local_llm=True, generator="grounded")
     own_home = knowledge_base.settings(home=home, local_llm=True)
     state = local_llm.start(own_home, port=_free_port())
     try:
@@ -198,7 +200,7 @@ def test_http_streams_drafts_then_the_cited_answer(
     from geo_rag_runtime.server import create_app
     from geo_rag_runtime.service import RagService
 
-    settings = knowledge_base.settings(local_llm=True)
+    settings = knowledge_base.settings(local_llm=True, generator="grounded")  # auto is extractive
     app = create_app(settings, service=RagService(settings))
     with TestClient(app) as client:
         response = client.post("/ask", json={"question": MAGNETITE, "stream": True})
