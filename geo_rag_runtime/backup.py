@@ -56,6 +56,7 @@ import numpy as np
 from geo_rag_runtime.errors import StoreError
 from geo_rag_runtime.home_lock import home_lock
 from geo_rag_runtime.models import Chunk, Measurement, Paper, Triple
+from geo_rag_runtime.query.selector import SELECTOR_FILE, load_selector
 from geo_rag_runtime.settings import Settings
 from geo_rag_runtime.stores import publication
 
@@ -74,6 +75,7 @@ _DATA_MEMBERS = (
 # the router's numpy copy and its manifest: never the pickled scikit-learn model beside them
 _CLASSIFIER = "query_classifier"
 _CLASSIFIER_FILES = ("manifest.json", "linear.npz")
+_SELECTOR_MEMBER = f"files/models/{SELECTOR_FILE}"
 _TEI_MEMBER = re.compile(r"files/tei/[A-Za-z0-9][A-Za-z0-9._-]{0,200}")
 _STAGING_PREFIX = ".restore-staging-"
 _BLOCK = 1 << 20
@@ -104,6 +106,13 @@ def _file_members(settings: Settings) -> dict[str, bytes]:
         name = f"files/tei/{path.name}"
         if path.is_file() and not path.is_symlink() and _TEI_MEMBER.fullmatch(name):
             members[name] = path.read_bytes()
+    # the home's answer-sentence ranker: JSON weights, kept only when they load (no code in them)
+    selector = settings.home_dir / "models" / SELECTOR_FILE
+    try:
+        if load_selector(selector) is not None:
+            members[_SELECTOR_MEMBER] = selector.read_bytes()
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
     router = settings.home_dir / "models" / _CLASSIFIER
     try:
         manifest_bytes = (router / "manifest.json").read_bytes()
@@ -188,7 +197,7 @@ def _refuse(archive_path: Path, why: str) -> StoreError:
 
 
 def _allowed(name: str) -> bool:
-    if name == MANIFEST or name in _DATA_MEMBERS or _TEI_MEMBER.fullmatch(name):
+    if name in (MANIFEST, _SELECTOR_MEMBER) or name in _DATA_MEMBERS or _TEI_MEMBER.fullmatch(name):
         return True
     return name in {f"files/models/{_CLASSIFIER}/{f}" for f in _CLASSIFIER_FILES}
 
