@@ -1,4 +1,4 @@
-"""``geo-rag``: the one console script (contract in DESIGN.md).
+"""``geo-rag``: the one console script (every command and flag: docs/user-guide.md#command-reference).
 
 ingest/evaluate/retire/unretire/purge and asset versions need Dagster: they run ``python -m geo_assets.cli.commands`` in a
 child process, so this package never imports Dagster and `ask` starts fast.
@@ -321,10 +321,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--generator",
         choices=["auto", "grounded", "llm", "extractive"],
         default=None,
-        help="who writes the answer (default GEO_RAG_GENERATOR, auto: the LLM when one is available)",
+        help="who writes the answer (default GEO_RAG_GENERATOR; auto = extractive, the measured best)",
     )
     p.set_defaults(func=cmd_ask)
-    p = sub.add_parser("serve", help="HTTP API: POST /ask, GET /health")
+    p = sub.add_parser("serve", help="HTTP API: POST /ask, GET /measurements, GET /health")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
     p.set_defaults(func=cmd_serve)
@@ -346,8 +346,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("measurements", help="reported values (analyte, value, unit, citation) as data")
     p.add_argument("--analyte", help="e.g. 87Sr/86Sr, SiO2, εNd, age")
     p.add_argument("--paper", help="paper id or PDF file name")
-    p.add_argument("--min", type=float, help="lowest value (a range's low end)")
-    p.add_argument("--max", type=float, help="highest value (a range's low end)")
+    p.add_argument("--min", type=float, help="rows whose value is at least this (a range: its low end)")
+    p.add_argument(
+        "--max", type=float, help="rows whose value is at most this (a range: its low end, not its high end)"
+    )
     p.add_argument("--limit", type=int, default=0, help="at most this many rows (0: all)")
     p.add_argument("--format", choices=["table", "csv", "parquet", "json"], default="table")
     p.add_argument("--out", help="write to this file (needed for parquet)")
