@@ -1,7 +1,7 @@
 """One Dagster resource per external system, each built lazily at run time.
 
-Every resource reads the GeoRAG settings (environment variables, see README) when a run starts,
-never at import time; a field set here overrides the environment (e.g. in tests or in a
+Every resource reads the GeoRAG settings (environment variables, docs/user-guide.md#configuration)
+when a run starts, never at import time; a field set here overrides the environment (e.g. in tests or in a
 deployment's ``Definitions``). Secrets (``OPENAI_API_KEY``, ``NEO4J_PASSWORD``) stay in the
 environment, so they never show in the UI.
 """

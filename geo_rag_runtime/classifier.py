@@ -1,4 +1,4 @@
-"""Query-type classification at question time (PAPER.md section 6).
+"""Query-type classification at question time (docs/method.md#query-classification).
 
 The artifact is a folder holding ``model.joblib`` (a fitted scikit-learn pipeline: TF-IDF +
 LogisticRegression) and ``manifest.json`` (format, model version, label set, scikit-learn version,

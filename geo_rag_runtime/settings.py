@@ -106,8 +106,9 @@ class Settings(BaseSettings):
     generator: Literal["auto", "grounded", "llm", "extractive"] = Field(
         default="auto",
         description="auto = the measured best, extractive (the local model's grounded answers carried "
-        "less evidence and took 20 s instead of 2: README, Answers); grounded = the LLM chooses and "
-        "rewrites ranked evidence, cited in code; llm = one prompt with the model's own (validated) markers",
+        "less evidence and took 20 s instead of 2: docs/experiments.md#the-local-llm-as-writer); "
+        "grounded = the LLM chooses and rewrites ranked evidence, cited in code; llm = one prompt with "
+        "the model's own (validated) markers",
     )
     llm_steps: list[Literal["rephrase", "expand", "compress", "choose"]] = Field(
         default_factory=list,

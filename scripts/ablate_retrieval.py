@@ -8,7 +8,7 @@ so the classifier's mistakes do not blur the retrieval comparison):
 * ``dense``, ``bm25``: one retriever's top k for the question;
 * ``bm25+names`` and ``rrf_hybrid+names@budget``: BM25 for the question plus up to four other
   names the vocabulary knows for each of its entities ("MSWD" + "mean square weighted deviation",
-  "Hawaii" + "Hawaiian"), alone and in the first stage (not shipped: README, retrieval ablation);
+  "Hawaii" + "Hawaiian"), alone and in the first stage (not shipped: docs/experiments.md#the-ablation);
 * ``rrf``: dense and BM25 fused by reciprocal rank (k=60, equal weights); ``rrf_hybrid``: fused as
   the hybrid routes fuse them (``base.HYBRID_FUSION``, printed in the header);
 * ``rrf_hybrid@budget``: the same top k after the context is built (3,000-token budget: stitched
@@ -160,7 +160,7 @@ class _PersonalizedPageRank:
 
     Built here from the document store (chunks and triples) rather than read from the graph store,
     so the walk sees exactly the recognizer's mentions; not in the runtime, since the ablation did not
-    earn it a place there (README, retrieval ablation)."""
+    earn it a place there (docs/experiments.md#the-ablation)."""
 
     def __init__(
         self, documents: Any, recognize: Any, damping: float = 0.5, passage_weight: float = 0.05

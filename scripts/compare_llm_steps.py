@@ -3,10 +3,10 @@
     GEO_RAG_HOME=data/home python scripts/compare_llm_steps.py [--steps rephrase,expand,choose]
         [--per-step 0] [--dataset FILE] [--out results.jsonl]
 
-Needs an ingested home and a running local LLM server (``geo-rag llm start``) or another configured
-LLM. A step changes retrieval only in the strategy of one query type (PAPER.md §8), so each step is
-measured on the dataset's questions of that type, with the route forced to it and the extractive
-generator (the answer is not what is measured here):
+Needs an ingested home and a running local LLM server (``geo-rag llm start``) or another configured LLM.
+A step changes retrieval only in the strategy of one query type (docs/method.md#query-types-and-routes),
+so each step is measured on the dataset's questions of that type, with the route forced to it and the
+extractive generator (the answer is not what is measured here):
 
 =========  ======================  ==========================================================
 step       query type              what the LLM does instead of the deterministic version

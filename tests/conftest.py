@@ -10,7 +10,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
-# Offline everywhere: no hub downloads, no telemetry (see DESIGN.md).
+# Offline everywhere: no hub downloads, no telemetry (docs/architecture.md#measured-pitfalls).
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")

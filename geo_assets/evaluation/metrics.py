@@ -1,9 +1,10 @@
 """Evaluation metrics for one (question, system) sample: RAGAS 0.4.3 and our own judge-free ones.
 
-Every metric of PAPER.md's evaluation section is computed by its RAGAS implementation; a metric that
-needs an LLM judge runs only when ``GEO_RAG_JUDGE_MODEL`` is set (OpenAI-compatible endpoint from
-``OPENAI_BASE_URL``/``OPENAI_API_KEY``). Without a judge it is reported with value NaN, status
-``not_computed`` and the reason, never estimated. The catalogue is :data:`METRICS`.
+Every metric of the seed paper's evaluation (docs/method.md#evaluation) is computed by its RAGAS
+implementation; a metric that needs an LLM judge runs only when ``GEO_RAG_JUDGE_MODEL`` is set
+(OpenAI-compatible endpoint from ``OPENAI_BASE_URL``/``OPENAI_API_KEY``). Without a judge it is reported
+with value NaN, status ``not_computed`` and the reason, never estimated. The catalogue is
+:data:`METRICS`.
 
 Judge-free, always computed
     ``hit@1``, ``hit@3``, ``hit@5``, ``mrr``, ``passage_recall`` (ours): the retrieved chunks, in

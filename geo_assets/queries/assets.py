@@ -27,8 +27,9 @@ def _graph_entities(store: Any) -> dict[str, set[str]]:
     kinds={"pandas", "parquet"},
     code_version="synthetic-queries-1",
     pool="llm",
-    description="A balanced, deduplicated labelled query set over the four query types of PAPER.md "
-    "(≥ 2,000 queries, seeded), with entities drawn from the materialized graph and the vocabulary; "
+    description="A balanced, deduplicated labelled query set over the method's four query types "
+    "(docs/method.md#query-types-and-routes; ≥ 2,000 queries, seeded), with entities drawn from the "
+    "materialized graph and the vocabulary; "
     "template generation offline, LLM-written queries added when GEO_RAG_LLM_INGEST lists queries. CSV + parquet.",
 )
 def synthetic_queries(

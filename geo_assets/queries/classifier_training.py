@@ -1,4 +1,4 @@
-"""Training and evaluation of the query-type classifier (PAPER.md section 6).
+"""Training and evaluation of the query-type classifier (docs/method.md#query-classification).
 
 The shipped model is the paper's pipeline, TF-IDF(max_features=7000, ngram_range=(1, 3)) +
 LogisticRegression(C=50, max_iter=3000, class_weight="balanced"), with one addition: the question's

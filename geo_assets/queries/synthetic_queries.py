@@ -1,4 +1,4 @@
-"""Synthetic labelled questions for training the query-type classifier (PAPER.md section 6).
+"""Synthetic labelled questions for training the query-type classifier (docs/method.md#query-classification).
 
 The paper generated its training set with an LLM. Offline we generate it from templates: many
 phrasings per query type, slots filled with geochemical entities (the knowledge graph's entities

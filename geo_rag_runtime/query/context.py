@@ -1,4 +1,5 @@
-"""The HybridRAG context dictionary (PAPER.md §9): retrieved chunks and graph facts, merged.
+"""The HybridRAG context dictionary: retrieved chunks and graph facts, merged
+(docs/method.md#the-merged-context).
 
 ``build_context`` turns ranked chunks and ranked facts into the object that the generator reads and
 that ``geo-rag ask --json`` prints under ``contexts``::
@@ -77,7 +78,7 @@ class ContextBundle:
         return not self.chunks and not self.facts
 
     def as_dict(self) -> dict[str, dict[str, Any]]:
-        """The PAPER.md context dictionary with the metadata every item needs to be cited."""
+        """The method's context dictionary with the metadata every item needs to be cited."""
         return {
             VECTOR_KEY: {str(i): chunk_entry(item) for i, item in enumerate(self.chunks)},
             GRAPH_KEY: {str(i): fact_entry(item) for i, item in enumerate(self.facts)},

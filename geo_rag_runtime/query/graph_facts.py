@@ -16,7 +16,8 @@ __all__ = ["FACT_RELEVANCE_FLOOR", "MAX_FACTS", "facts_for_the_question", "graph
 # Chosen on half of 447 (question, fact) pairs a reader labelled (24 corpus questions' facts, 7 % of
 # them relevant as retrieved): the 3 facts whose source sentence is most relevant to the question,
 # if at least 0.4. On the other half the share of shown facts a reader calls relevant went from
-# 0.09 to 0.32, keeping 12 of the 25 relevant ones (README, Answers).
+# 0.09 to 0.32, keeping 12 of the 25 relevant ones
+# (docs/method.md#graph-retrieval).
 MAX_FACTS = 3
 FACT_RELEVANCE_FLOOR = 0.4
 

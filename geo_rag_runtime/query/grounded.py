@@ -1,8 +1,8 @@
 """The LLM answer, grounded in narrow steps and cited in code.
 
 A 1.5B model on two CPU cores reads ~10–25 tokens/s and names the wrong passage in its own [Vn]
-markers about as often as the right one (DESIGN.md, "Local LLM"). So it is given narrow tasks and
-its citations are never trusted:
+markers about as often as the right one (docs/architecture.md#measured-pitfalls). So it is given
+narrow tasks and its citations are never trusted:
 
 1. **Evidence**: the merged context is cut into sentences (the extractive generator's candidates:
    prose only, facts by their source sentence) and scored for relevance; the best
@@ -314,7 +314,8 @@ class GroundedGenerator:
         if not kept:
             # Mostly a number the evidence does not give ("1.5 ppm" where it says 1.26). Quoting the
             # sentences the model chose lost to the extractive answer on the hand-written sets
-            # (README, "The local LLM"), so that answer stands in, as after a "none" verdict.
+            # (docs/experiments.md#the-local-llm-as-writer), so that answer stands in, as after a
+            # "none" verdict.
             notes.append("no sentence of the model's answer was supported: answered extractively")
             return self._quoted(question, context, category, notes, prompts)
         parts = [(a.sentence, evidence[a.evidence].markers) for a in kept if a.evidence is not None]

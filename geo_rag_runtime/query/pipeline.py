@@ -1,4 +1,4 @@
-"""One question, top to bottom: HybridRAG (PAPER.md §6–§9) or the vector-only BaselineRAG.
+"""One question, top to bottom: HybridRAG (docs/method.md) or the vector-only BaselineRAG.
 
 =================  ==========================================================================
 stage (timings)    HybridRAG                               BaselineRAG
@@ -292,7 +292,8 @@ def generate_answer(
             notes=[f"abstained: {abstention.reason} (GEO_RAG_ABSTAIN=false answers anyway)"],
         )
     # "auto" is the extractive answer: on every hand-written set it carried as much evidence as the
-    # local model's grounded answer or more, at a tenth of the time (README, Answers)
+    # local model's grounded answer or more, at a tenth of the time
+    # (docs/experiments.md#the-local-llm-as-writer)
     if tools.llm is not None and settings.generator in ("grounded", "llm"):
         generator: GroundedGenerator | LLMGenerator = (
             LLMGenerator(tools.llm, max_tokens=settings.answer_max_tokens)

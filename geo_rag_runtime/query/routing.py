@@ -1,4 +1,4 @@
-"""Classify the question and pick its route (PAPER.md §6).
+"""Classify the question and pick its route (docs/method.md#query-types-and-routes).
 
 The classifier's label names the strategy. Without a classifier, when it fails, or when its top
 probability is below ``classifier_min_confidence``, HybridRAG takes the hybrid sparse + dense route

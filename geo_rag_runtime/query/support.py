@@ -10,7 +10,7 @@ Why entities and not a relevance threshold: on the hand-written 17-paper set the
 relevance and the share of the question's rare terms a passage covers overlap almost completely
 between answerable and unanswerable questions (near misses are the hard case: the right paper, a
 neighbouring quantity). A named entity that no passage mentions is the one signal that separated them
-without silencing answerable questions (numbers in the README's evaluation section).
+without silencing answerable questions (numbers in docs/experiments.md#abstention).
 
 Numbers in a question (``Age``, ``Measurement``) are skipped: they are usually the givens of a
 worked question ("… a weighted mean of 101.1 Ma …"), not its topic. So are class names
@@ -24,7 +24,8 @@ questions instead of 11 (corpus set).
 A second, narrower check (``unvalued_quantities``) covers one kind of near miss: a question that
 asks for a value in so many words ("What value of the 147Sm decay constant …") when no passage
 sentence and no reported value gives that quantity a number. It fires only on that phrasing; asked
-of every What/Which question it silenced more answerable ones than it caught (README).
+of every What/Which question it silenced more answerable ones than it caught
+(docs/experiments.md#abstention).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 The question's entities come from the same recognizer that built the graph, so "Zircons", "87 Sr/86 Sr"
 and "strontium" find the nodes ingest wrote. Depth follows the question: 1 hop for explicit facts, 2 for
-reasoning/why/how questions (PAPER.md §8); the scope widens by one hop when too little is found.
+reasoning/why/how questions; the scope widens by one hop when too little is found
+(docs/method.md#graph-retrieval).
 """
 
 from __future__ import annotations

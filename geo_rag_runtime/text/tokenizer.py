@@ -66,7 +66,8 @@ def default_model_path() -> Path:
 
 
 def _set_offline() -> None:
-    # A hub lookup without these flags retries for ~84 s before failing (DESIGN.md).
+    # A hub lookup without these flags retries for ~84 s before failing
+    # (docs/architecture.md#measured-pitfalls).
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 

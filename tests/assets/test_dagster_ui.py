@@ -37,7 +37,8 @@ def test_dagster_dev_shows_asset_graph(tmp_path: Path) -> None:
         GEO_RAG_PAPERS=str(tmp_path / "papers"),
     )
     dagster = str(Path(sys.executable).with_name("dagster"))
-    # own process group: `dagster dev` leaves children behind otherwise (DESIGN.md)
+    # own process group: `dagster dev` leaves children behind otherwise
+    # (docs/architecture.md#measured-pitfalls)
     proc = subprocess.Popen(
         [dagster, "dev", "-w", str(REPO / "workspace.yaml"), "-p", str(port)],
         cwd=REPO,

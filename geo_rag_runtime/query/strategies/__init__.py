@@ -1,4 +1,4 @@
-"""One retrieval strategy per query type (PAPER.md §6).
+"""One retrieval strategy per query type (docs/method.md#query-types-and-routes).
 
 =========================  ===================================  ====================================
 query type                 strategy                             what runs
@@ -15,7 +15,7 @@ hidden_rationale           ``hybrid_sparse_dense``              dense + BM25 fus
 
 Every route starts from the same first stage, dense and BM25 fused by reciprocal rank
 (``base.HYBRID_FUSION``); the route's own lists join that fusion with lower weights. Measured on the
-hand-written 17-paper set (scripts/ablate_retrieval.py, README "Retrieval ablation"): the fused
+hand-written 17-paper set (scripts/ablate_retrieval.py, docs/experiments.md#the-ablation): the fused
 first stage is what lifts evidence recall over dense search; rephrasings and expansions were
 neutral there, deterministic compression cut evidence recall@5 from 0.76 to 0.36 (it drops the
 sentences around the best one), and filtering passages by retriever agreement cost 0.02 on hidden
@@ -58,7 +58,7 @@ assert set(STRATEGIES) == set(QUERY_TYPES)
 
 
 def strategy_for(category: QueryType) -> Strategy:
-    """The strategy that PAPER.md §6 assigns to a query type."""
+    """The strategy the method assigns to a query type (docs/method.md#query-types-and-routes)."""
     try:
         return STRATEGIES[category]
     except KeyError:

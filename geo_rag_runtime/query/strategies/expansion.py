@@ -1,6 +1,6 @@
 """Interpretable rationale → keyword expansion (LLM, or vocabulary names and graph neighbours of the
 question's entities) searched with BM25 beside the shared dense + BM25 first stage, then contextual
-compression when the LLM is asked to compress (PAPER.md §6).
+compression when the LLM is asked to compress (docs/method.md#query-types-and-routes).
 
 Deterministic compression (sentence relevance) is not run by default: it kept the best sentences and
 dropped their neighbours, which cut evidence recall@5 on the hand-written sets from 0.76 to 0.36

@@ -1,6 +1,6 @@
 """Hidden rationale (and the route for unsure classifications) → the shared dense + BM25 first stage,
 then a choice among sources: the LLM's, or by agreement — graph facts only when their entities occur
-in the question or in a kept passage (PAPER.md §6).
+in the question or in a kept passage (docs/method.md#query-types-and-routes).
 
 Passages are kept in fused order. An earlier agreement rule also dropped passages that only one
 retriever found unless that one ranked them high; on the hand-written sets it cost hidden-rationale

@@ -1,5 +1,6 @@
 """Implicit reasoning → multi-query: rephrasings (LLM, or keyword form and vocabulary names) whose
-dense hits join the shared dense + BM25 first stage in one reciprocal rank fusion (PAPER.md §6)."""
+dense hits join the shared dense + BM25 first stage in one reciprocal rank fusion
+(docs/method.md#query-types-and-routes)."""
 
 from __future__ import annotations
 

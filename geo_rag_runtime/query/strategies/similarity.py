@@ -1,5 +1,5 @@
 """Explicit facts → similarity search: the passage that states the fact is the one most like the
-question (PAPER.md §6), by meaning (dense) and by its exact terms (BM25), fused."""
+question, by meaning (dense) and by its exact terms (BM25), fused (docs/method.md#query-types-and-routes)."""
 
 from __future__ import annotations
 

@@ -6,10 +6,11 @@ path depth, a validated small int (Cypher accepts no parameter for variable-leng
 
 LadybugDB needs a declared schema: one ``Entity`` node table (``type`` property) and one ``FACT`` rel
 table whose ``type`` property holds the relation. Neo4j gets ``:Entity:<Type>`` nodes and real
-relationship types. The facts returned are the same. Notes measured on ladybug 0.22 (DESIGN.md): nodes are
-merged first and relationships then ``MATCH … MERGE``d, and the neighbourhood of the question's
-entities is walked one hop per query (``LADYBUG_FACTS_AROUND``): a variable-length ``TRAIL`` query
-enumerates every trail and blew up around hub entities.
+relationship types. The facts returned are the same. Notes measured on ladybug 0.22
+(docs/architecture.md#measured-pitfalls): nodes are merged first and relationships then
+``MATCH … MERGE``d, and the neighbourhood of the question's entities is walked one hop per query
+(``LADYBUG_FACTS_AROUND``): a variable-length ``TRAIL`` query enumerates every trail and blew up
+around hub entities.
 """
 
 from __future__ import annotations
@@ -233,9 +234,10 @@ _NEO4J_FACT_TAIL = (
 def neo4j_subgraph_apoc() -> str:
     """APOC path expansion (relationship-path uniqueness = TRAIL) from each start entity.
 
-    ``apoc.path.subgraphAll`` (PAPER.md) uses node-global uniqueness, which also returns relationships
-    between two nodes of the last level and cannot stop at quantity nodes; ``expandConfig`` with
-    RELATIONSHIP_PATH returns exactly the trails the embedded store returns.
+    ``apoc.path.subgraphAll`` (the seed paper's query, docs/method.md#graph-retrieval) uses node-global
+    uniqueness, which also returns relationships between two nodes of the last level and cannot stop at
+    quantity nodes; ``expandConfig`` with RELATIONSHIP_PATH returns exactly the trails the embedded
+    store returns.
     """
     return (
         f"MATCH (s:{ENTITY_LABEL}) WHERE s.name IN $names "

@@ -139,7 +139,8 @@ class LadybugGraphStore(GraphStore):
             try:
                 self._delete(conn, pid)
                 self._run(conn, cypher.LADYBUG_MERGE_PAPER, rows.paper)
-                # nodes first, then MATCH … MERGE the relationships (DESIGN.md: one combined UNWIND dropped rows)
+                # nodes first, then MATCH … MERGE the relationships: one combined UNWIND dropped rows
+                # (docs/architecture.md#measured-pitfalls)
                 for query, batch in (
                     (cypher.LADYBUG_MERGE_CHUNKS, rows.chunks),
                     (cypher.LADYBUG_MERGE_ENTITIES, rows.entities),
