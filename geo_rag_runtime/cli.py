@@ -88,6 +88,15 @@ def cmd_status(args: argparse.Namespace, settings: Settings) -> int:
     print(f"GeoRAG home: {report['home']}")
     print(f"papers folder: {report['papers_folder']}")
     for name, value in report["stores"].items():
+        if name == "text_coverage" and "error" not in value:
+            low = value["below_warning"]
+            print(
+                f"text coverage: median {value['median']} over {value['papers_measured']} paper(s); "
+                f"{len(low)} below the warning line"
+            )
+            for item in low:
+                print(f"  low coverage {item['coverage']:.2f}: {item['paper']}: {item['note']}")
+            continue
         print(f"{name}: " + ", ".join(f"{k}={v}" for k, v in value.items()))
     for paper_id, record in report["building"].items():
         print(

@@ -25,6 +25,11 @@ INGEST_LOCK = "ingest.lock"
 # Dagster side resolves it (geo_assets.evaluation.dataset.DATASETS has exactly these keys)
 EVALUATION_SETS = ("dev", "corpus", "corpus_heldout", "corpus_values", "corpus_v2")
 
+# text coverage of a paper (share of its PDF text layer that reached the cleaned text; set by the
+# ingest, read by `geo-rag status`): below the first the ingest warns, below the second it fails
+COVERAGE_WARN_BELOW = 0.9
+COVERAGE_FAIL_BELOW = 0.6
+
 # graph labels and provenance relationships
 PAPER_LABEL = "Paper"
 CHUNK_LABEL = "Chunk"

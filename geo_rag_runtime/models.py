@@ -104,6 +104,11 @@ class CleanedPaper(BaseModel):
     tokens: list[str] = Field(default_factory=list)  # normalized stream of the whole text
     # (char offset, 1-based page): the text from this offset on starts on that page, sorted by offset
     page_marks: list[tuple[int, int]] = Field(default_factory=list)
+    # share of the PDF text layer's words that reached ``text`` (None: not measured), what it means,
+    # and the pages whose lost text was recovered from the text layer (geo_assets.ingest.coverage)
+    coverage: float | None = None
+    coverage_note: str = ""
+    recovered_pages: list[int] = Field(default_factory=list)
 
 
 class Chunk(BaseModel):

@@ -11,6 +11,7 @@ import os
 import sys
 import time
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -177,6 +178,9 @@ def _ingest_locked(
             failures.extend(failure_messages(result) or ["corpus assets failed (see the Dagster UI)"])
     for line in duplicates:
         print(f"skipped: {line}", file=out)
+    with resources["documents"].open(read_only=True) as store:
+        for line in low_coverage(store, [k for k, _ in current]):
+            print(f"warning: {line}", file=out)
     for key, seconds in timings.items():
         print(f"{key}: {seconds}s", file=out)
     for line in failures:
@@ -188,6 +192,21 @@ def _ingest_locked(
         file=out,
     )
     return 1 if failures else 0
+
+
+def low_coverage(store: Any, keys: Sequence[str]) -> list[str]:
+    """One line per paper whose text coverage is below the warning line, with what was lost."""
+    from geo_rag_runtime.contract import COVERAGE_WARN_BELOW
+
+    out = []
+    for key in keys:
+        paper = store.find_paper_by_partition(key) or {}
+        coverage = paper.get("coverage")
+        if coverage is not None and coverage < COVERAGE_WARN_BELOW:
+            out.append(
+                f"{key}: text coverage {coverage:.2f} (below {COVERAGE_WARN_BELOW}): {paper.get('coverage_note', '')}"
+            )
+    return out
 
 
 def _unretire_named(settings: Any, store: Any, keys: list[str]) -> list[str]:

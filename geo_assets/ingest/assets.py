@@ -192,23 +192,70 @@ def paper_json(tei_xml: dict[str, Any], documents: DocumentStoreResource, home_w
 @dg.asset(
     partitions_def=papers_partitions,
     group_name="ingest",
-    code_version="clean-3",
+    code_version="clean-4",
+    check_specs=[dg.AssetCheckSpec("text_coverage", asset="cleaned_text")],
     description="Readable normalized text (ligatures, hyphenation, headers/footers and control "
     "characters removed; notation such as 87Sr/86Sr, δ18O, εNd, U(IV) kept) with section offsets, "
-    "plus the normalized token stream for keyword retrieval.",
+    "plus the normalized token stream for keyword retrieval. Pages the parser lost are recovered "
+    "from the PDF's text layer, and the share of the text layer that reached the text is measured "
+    "(coverage): the check warns below 0.9 and fails below 0.6, naming the pages.",
 )
-def cleaned_text(paper_json: Paper) -> dg.Output[CleanedPaper]:
+def cleaned_text(context: dg.AssetExecutionContext, paper_json: Paper, documents: DocumentStoreResource):
     from geo_assets.ingest.cleaning import clean_paper
+    from geo_assets.ingest.coverage import FAIL_BELOW, measure_coverage, text_layer_pages
+    from geo_assets.ingest.recovery import recover_lost_text
 
-    cleaned = clean_paper(paper_json)
-    return dg.Output(
-        cleaned,
-        data_version=dg.DataVersion(contract.text_hash(cleaned.text, 16)),
-        metadata={
-            "characters": len(cleaned.text),
-            "sections": len(cleaned.sections),
-            "keyword_tokens": len(cleaned.tokens),
-        },
+    with documents.open(read_only=True) as store:
+        path = registry.lookup(store, context.partition_key)
+    pages: list[str] = []
+    if path is not None and path.is_file():
+        try:
+            pages = text_layer_pages(path)
+        except Exception as exc:  # pypdf could not read it again: the text is kept, coverage unknown
+            context.log.warning(f"{paper_json.source_file}: text layer unreadable for coverage: {exc}")
+    recovered: list[int] = []
+    if pages:
+        parsed = measure_coverage(pages, clean_paper(paper_json).text).share
+        paper, recovered = recover_lost_text(paper_json, pages)
+    else:
+        paper = paper_json
+    cleaned = clean_paper(paper)
+    metadata: dict[str, Any] = {
+        "characters": len(cleaned.text),
+        "sections": len(cleaned.sections),
+        "keyword_tokens": len(cleaned.tokens),
+    }
+    if pages:
+        coverage = measure_coverage(pages, cleaned.text)
+        cleaned.coverage = round(coverage.share, 4)
+        cleaned.coverage_note = coverage.reason()
+        cleaned.recovered_pages = recovered
+        metadata.update(coverage.as_metadata())
+        metadata["parser_coverage"] = round(parsed, 4)
+        metadata["recovered_pages"] = recovered
+        if coverage.level != "ok":
+            context.log.warning(f"{paper_json.source_file}: {coverage.reason()}")
+        yield dg.AssetCheckResult(
+            check_name="text_coverage",
+            passed=coverage.level == "ok",
+            severity=dg.AssetCheckSeverity.ERROR if coverage.level == "fail" else dg.AssetCheckSeverity.WARN,
+            description=coverage.reason()
+            + (
+                f" (below {FAIL_BELOW:.0%}: most of the paper is not in the knowledge base)"
+                if coverage.level == "fail"
+                else ""
+            ),
+            metadata={**coverage.as_metadata(), "recovered_pages": recovered},
+        )
+    else:
+        yield dg.AssetCheckResult(
+            check_name="text_coverage",
+            passed=True,
+            severity=dg.AssetCheckSeverity.WARN,
+            description="not measured: the PDF could not be read again",
+        )
+    yield dg.Output(
+        cleaned, data_version=dg.DataVersion(contract.text_hash(cleaned.text, 16)), metadata=metadata
     )
 
 
@@ -245,7 +292,14 @@ def chunks(
     publication.mark_building(settings.home_dir, cleaned_text.paper_id, context.run_id)
     with documents.open() as store:
         written = store.replace_chunks(cleaned_text.paper_id, made)
-        store.set_paper_fields(cleaned_text.paper_id, status="chunked", chunk_count=len(made))
+        store.set_paper_fields(
+            cleaned_text.paper_id,
+            status="chunked",
+            chunk_count=len(made),
+            coverage=cleaned_text.coverage,
+            coverage_note=cleaned_text.coverage_note,
+            recovered_pages=cleaned_text.recovered_pages,
+        )
     ids = [c.chunk_id for c in made]
     largest = max((c.token_count for c in made), default=0)
     yield dg.AssetCheckResult(

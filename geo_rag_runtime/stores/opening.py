@@ -84,6 +84,28 @@ def open_classifier(settings: Settings) -> QueryClassifier:
     return get_classifier(settings)
 
 
+def text_coverage(papers: list[dict[str, Any]]) -> dict[str, Any]:
+    """Median text coverage of the ingested papers and every paper below the warning line."""
+    from statistics import median
+
+    from geo_rag_runtime.contract import COVERAGE_WARN_BELOW
+
+    measured = [p for p in papers if p.get("coverage") is not None]
+    low = sorted((p for p in measured if p["coverage"] < COVERAGE_WARN_BELOW), key=lambda p: p["coverage"])
+    return {
+        "papers_measured": len(measured),
+        "median": round(median(p["coverage"] for p in measured), 3) if measured else None,
+        "below_warning": [
+            {
+                "paper": p.get("partition_key") or p.get("source_file"),
+                "coverage": p["coverage"],
+                "note": p.get("coverage_note", ""),
+            }
+            for p in low
+        ],
+    }
+
+
 def store_counts(settings: Settings) -> dict[str, Any]:
     """Counts per store for ``geo-rag status``; a store that cannot be opened reports its error.
 
@@ -96,6 +118,12 @@ def store_counts(settings: Settings) -> dict[str, Any]:
         docs.close()
     except Exception as exc:  # report, don't crash: status is for diagnosing
         counts["documents"] = {"error": str(exc)}
+    try:
+        docs = open_documents(settings, read_only=True)
+        counts["text_coverage"] = text_coverage(docs.papers())
+        docs.close()
+    except Exception as exc:
+        counts["text_coverage"] = {"error": str(exc)}
     try:
         vectors = open_vectors(settings, read_only=True)
         counts["vectors"] = {

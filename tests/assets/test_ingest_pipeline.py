@@ -207,6 +207,10 @@ def test_real_paper_reaches_every_store(ingested: dict) -> None:
     assert counts["keyword_index"]["chunks"] == docs["chunks"], counts
     assert counts["graph"]["papers"] == 1 and counts["graph"]["facts"] > 0, counts
     assert counts["classifier"]["test_macro_f1"] >= 0.85, counts
+    # its text layer reached the text, measured and stored per paper (`geo-rag status` shows it)
+    coverage = counts["text_coverage"]
+    assert coverage["papers_measured"] == 1 and coverage["median"] >= 0.9, coverage
+    assert coverage["below_warning"] == [], coverage
     # published: no paper is left hidden from questions (the bad files never reached `chunks`)
     assert ingested["building"] == {}
 

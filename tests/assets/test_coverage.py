@@ -1,0 +1,103 @@
+"""Text coverage (share of a PDF's text layer that reaches the cleaned text) and the recovery of
+pages a parser lost, on a real paper and on small texts whose answer is known."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from geo_assets.ingest.cleaning import clean_paper
+from geo_assets.ingest.coverage import FAIL_BELOW, WARN_BELOW, measure_coverage, text_layer_pages, words_of
+from geo_assets.ingest.pdf import pdf_to_tei
+from geo_assets.ingest.recovery import RECOVERED_HEADING, recover_lost_text
+from geo_assets.ingest.tei import tei_to_paper
+from geo_rag_runtime.models import Paper, Section
+
+REAL = "VermeeschPease2021_GPL_TholeiiticCalcAlkaline_CCBY.pdf"
+
+
+def test_words_join_line_end_hyphens_and_ignore_case_and_short_words() -> None:
+    assert words_of("Magma frac-\ntionation of the BASALT, U-Pb 87Sr/86Sr") == {
+        "magma",
+        "fractionation",
+        "basalt",
+    }
+
+
+def test_coverage_counts_distinct_words_and_names_lost_and_image_only_pages() -> None:
+    pages = [
+        "Zircon crystallization ages constrain eruption timing",
+        "",  # a scanned page: no text layer
+        "Plagioclase clinopyroxene olivine assemblage dominates these basalts",
+    ]
+    text = "Zircon crystallization ages constrain eruption timing."
+    coverage = measure_coverage(pages, text)
+    assert coverage.layer_words == 13
+    assert coverage.share == pytest.approx(6 / 13)
+    assert coverage.page_shares == [1.0, None, 0.0]
+    assert coverage.lost_pages == [3] and coverage.image_only_pages == [2]
+    assert coverage.level == "fail" and coverage.share < FAIL_BELOW
+    reason = coverage.reason()
+    assert "46%" in reason and "pages with most words lost: 3" in reason and "text layer" in reason
+
+
+def test_words_glued_by_the_text_layer_are_found_in_the_spaced_text() -> None:
+    # AGU and PNAS PDFs place words without space glyphs: the text layer reads them glued
+    pages = ["Curved mountain belts arethemostvisibleproductofplatetectonics"]
+    coverage = measure_coverage(
+        pages, "Curved mountain belts are the most visible product of plate tectonics"
+    )
+    assert coverage.share == 1.0 and coverage.level == "ok"
+
+
+@pytest.fixture(scope="module")
+def real(sample_papers: Path) -> dict:
+    pdf = sample_papers / REAL
+    pages = text_layer_pages(pdf)
+    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=REAL, sha256="0" * 64)
+    return {"pages": pages, "paper": paper}
+
+
+def test_a_real_paper_read_whole_covers_its_text_layer(real: dict) -> None:
+    coverage = measure_coverage(real["pages"], clean_paper(real["paper"]).text)
+    assert coverage.share >= WARN_BELOW, coverage.reason()
+    assert coverage.lost_pages == [] and coverage.image_only_pages == []
+    # nothing is lost, so nothing is recovered
+    assert recover_lost_text(real["paper"], real["pages"]) == (real["paper"], [])
+
+
+def test_a_page_the_parser_lost_is_recovered_from_the_text_layer(real: dict) -> None:
+    paper: Paper = real["paper"]
+    # a parser that lost page 3: every paragraph starting there is gone
+    damaged = paper.model_copy(
+        update={
+            "sections": [
+                Section(
+                    heading=s.heading,
+                    number=s.number,
+                    paragraphs=[p for i, p in enumerate(s.paragraphs) if s.page_of(i) != 3],
+                    paragraph_pages=[q for q in s.paragraph_pages if q != 3],
+                )
+                for s in paper.sections
+            ]
+        }
+    )
+    pages = real["pages"]
+    before = measure_coverage(pages, clean_paper(damaged).text)
+    assert 3 in before.lost_pages or before.page_shares[2] < 0.8
+    repaired, recovered = recover_lost_text(damaged, pages)
+    assert recovered == [3]
+    section = next(s for s in repaired.sections if s.heading == RECOVERED_HEADING.format(page=3))
+    assert section.paragraph_pages == [3] * len(section.paragraphs)
+    after = measure_coverage(pages, clean_paper(repaired).text)
+    assert after.share > before.share and after.page_shares[2] >= 0.9, after.reason()
+    # in page order: after the sections that start before page 3, before those that start after it
+    index = repaired.sections.index(section)
+    earlier = [s.paragraph_pages[0] for s in repaired.sections[:index] if s.paragraph_pages]
+    later = [s.paragraph_pages[0] for s in repaired.sections[index + 1 :] if s.paragraph_pages]
+    assert all(p is None or p <= 3 for p in earlier) and all(p is None or p > 3 for p in later)
+    # what had arrived is not repeated: no recovered paragraph is already in the damaged paper's text
+    kept = clean_paper(damaged).text
+    for paragraph in section.paragraphs:
+        assert " ".join(paragraph.split()[:12]) not in " ".join(kept.split()), paragraph[:80]
