@@ -25,6 +25,7 @@ EXPORT_COLUMNS = (
     "sample", "analyte", "value", "value_max", "unit", "uncertainty", "uncertainty_level", "qualifier",
     "material", "method", "citation", "source_file", "page", "table_label", "row", "column",
     "sentence", "char_start", "char_end", "paper_id", "measurement_id",
+    "sample_key",  # added after the rest: existing readers of the export keep their columns
 )  # fmt: skip
 MAX_ROWS = 100_000
 

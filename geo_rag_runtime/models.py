@@ -156,7 +156,9 @@ class Measurement(BaseModel):
     uncertainty: float | None = None
     uncertainty_level: str = ""  # 1σ, 2σ, 2SE … only when the paper states it
     qualifier: str = ""  # <, >, ~, range, bdl, nd
-    sample: str = ""
+    sample: str = ""  # as printed ("19MAT-169", "KIL-1; KIL-2"; typographic hyphens made ASCII)
+    # the paper's one printing of the same sample(s): FC4b and FC-4b in one paper share it
+    sample_key: str = ""
     material: str = ""
     method: str = ""
     page: int | None = None

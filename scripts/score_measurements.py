@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import csv
 import math
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -37,6 +38,13 @@ def _same(a: float | None, b: float | None) -> bool:
     if a is None or b is None:
         return a is None and b is None
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _names(joined: str) -> set[str]:
+    """A "; "-joined sample list as a set of names, hyphens made ASCII."""
+    return {
+        re.sub("[\u2010\u2011\u2012\u2013\u2212]", "-", n.strip()) for n in joined.split(";") if n.strip()
+    }
 
 
 def _take(unmatched: list[dict[str, str]], value: Any, *, with_max: bool = True) -> dict[str, str] | None:
@@ -63,6 +71,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--show-errors", action="store_true")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
+    from geo_assets.measurements.samples import samples_for_values
     from geo_assets.measurements.text_values import extract_text_values
 
     with open(args.gold, encoding="utf-8") as handle:
@@ -75,12 +84,13 @@ def main(argv: list[str]) -> int:
         with open(args.sentences, encoding="utf-8") as handle:
             for row in csv.DictReader(handle):
                 by_sentence.setdefault(row["sentence"], [])
-    tp = fp = fn = unc_right = unc_total = 0
+    tp = fp = fn = unc_right = unc_total = sample_right = sample_total = 0
     errors: list[str] = []
     for sentence, gold in by_sentence.items():
         found = extract_text_values(sentence)
+        samples = samples_for_values(sentence, [(v.start, v.end) for v in found])
         unmatched = list(gold)
-        for value in found:
+        for value, sample in zip(found, samples, strict=True):
             hit = _take(unmatched, value)
             if hit is None:
                 fp += 1
@@ -89,6 +99,14 @@ def main(argv: list[str]) -> int:
                 )
                 continue
             tp += 1
+            if hit["sample"].strip():
+                sample_total += 1
+                right = _names(sample) == _names(hit["sample"])
+                sample_right += right
+                if not right:
+                    errors.append(
+                        f"SAMPLE {sample!r} vs gold {hit['sample']!r} | {value.printed!r} | {sentence[:140]}"
+                    )
             if hit["uncertainty"].strip():
                 unc_total += 1
                 unc_right += _same(_float(hit["uncertainty"]), value.uncertainty)
@@ -102,11 +120,74 @@ def main(argv: list[str]) -> int:
     print(f"text: {len(by_sentence)} sentences, gold {tp + fn}, extracted {tp + fp}")
     print(f"  (analyte, value, unit) precision {precision:.3f}  recall {recall:.3f}")
     print(f"  uncertainty right on matched rows that have one: {unc_right}/{unc_total}")
+    print(
+        f"  sample right on matched rows whose gold names one: {sample_right}/{sample_total}"
+        + (f" ({sample_right / sample_total:.3f})" if sample_total else "")
+    )
     if args.papers:
+        errors += _score_samples_in_papers(rows, Path(args.papers))
         errors += _score_tables(rows, Path(args.papers))
     if args.show_errors:
         print("\n".join(errors))
     return 0
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text).casefold()
+
+
+def _score_samples_in_papers(rows: list[dict[str, str]], papers: Path) -> list[str]:
+    """Samples as a whole ingest assigns them: each gold paper is parsed and cleaned, its rows are
+    extracted by ``paper_measurements`` (so a sample named earlier in the section counts), and each
+    gold text row is matched to the row of the same sentence, analyte, value and unit. Reports the
+    share of matched rows whose gold names a sample that get it right, and how often a row gets a
+    sample where the gold names none."""
+    from geo_assets.ingest.cleaning import clean_paper
+    from geo_assets.ingest.pdf import pdf_to_tei
+    from geo_assets.ingest.tei import tei_to_paper
+    from geo_assets.measurements.extract import paper_measurements
+
+    by_file: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for row in rows:
+        if row["source_type"] == "text":
+            by_file[row["source_file"]].append(row)
+    right = total = invented = without = matched = id_right = id_total = 0
+    errors: list[str] = []
+    for source, gold in sorted(by_file.items()):
+        if not (papers / source).is_file():
+            continue
+        paper = tei_to_paper(pdf_to_tei(papers / source), paper_id="g", source_file=source, sha256="0" * 64)
+        extracted = [m for m in paper_measurements(clean_paper(paper), []) if m.source_type == "text"]
+        by_sentence: dict[str, list[Any]] = defaultdict(list)
+        for m in extracted:
+            by_sentence[_key(m.sentence)].append(m)
+        for g in gold:
+            candidates = by_sentence.get(_key(g["sentence"]), [])
+            m = next((c for c in candidates if _take([dict(g)], c)), None)
+            if m is None:
+                continue
+            matched += 1
+            if g["sample"].strip():
+                total += 1
+                ok = _names(m.sample) == _names(g["sample"])
+                right += ok
+                if any(c.isdigit() for c in g["sample"]):  # an identifier, not "Mukhar formation basalts"
+                    id_total += 1
+                    id_right += ok
+                if not ok:
+                    errors.append(
+                        f"PAPER-SAMPLE {m.sample!r} vs gold {g['sample']!r} | {m.printed!r} | {g['sentence'][:120]}"
+                    )
+            else:
+                without += 1
+                invented += bool(m.sample)
+    print(f"text samples in whole papers: {matched} gold rows matched in {len(by_file)} paper(s)")
+    if total:
+        print(f"  sample right where the gold names one: {right}/{total} ({right / total:.3f})")
+        print(f"    of which the gold sample is an identifier (has a digit): {id_right}/{id_total}")
+    if without:
+        print(f"  a sample given where the gold names none: {invented}/{without}")
+    return errors
 
 
 def _score_tables(rows: list[dict[str, str]], papers: Path) -> list[str]:

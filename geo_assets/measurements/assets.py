@@ -15,14 +15,16 @@ from geo_rag_runtime.vocab import vocabulary_version
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
-    code_version=f"measurements-9+vocab.{vocabulary_version()}",
+    code_version=f"measurements-10+vocab.{vocabulary_version()}",
     pool="docstore",
+    check_specs=[dg.AssetCheckSpec("rows_with_sample", asset="measurements")],
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "
     "oxide, isotope ratio, ε/δ notation, age, T, P …), value or range, unit, uncertainty, qualifier, "
     "material and method where the sentence names them, and provenance (page, section, chunk, "
     "sentence, character span) — and every numeric cell of the tables whose cells the TEI carries "
     "(GROBID's <table>, and the embedded parser's tables read by pdfplumber), named by table, row "
-    "and column; "
+    "and column; each row carries the sample the paper names for it (table label, or the sentence "
+    "or its section: 'sample 19MAT-169 yields …'); "
     "replaced on re-ingest, removed when the paper is retired.",
 )
 def measurements(
@@ -47,7 +49,20 @@ def measurements(
         for r in rows[:10]
     ]  # fmt: skip
     context.log.info(f"{cleaned_text.source_file}: {len(rows)} measurements ({written})")
-    return dg.Output(
+    with_sample = sum(bool(r.sample) for r in rows)
+    yield dg.AssetCheckResult(
+        check_name="rows_with_sample",
+        # a report, not a gate: many values (literature ages, ranges over a suite) have no sample
+        passed=True,
+        description=f"{with_sample} of {len(rows)} rows carry the sample the paper names for them",
+        metadata={
+            "rows": len(rows),
+            "with_sample": with_sample,
+            "share": round(with_sample / len(rows), 3) if rows else 0.0,
+            "samples": sorted({r.sample_key or r.sample for r in rows if r.sample})[:50],
+        },
+    )
+    yield dg.Output(
         {"paper_id": cleaned_text.paper_id, "measurements": len(rows)},
         metadata={
             "measurements": len(rows),

@@ -13,7 +13,9 @@ column header, and the character span of the table's block in the cleaned text.
 
 Material and method are filled only when the sentence names exactly one mineral / rock or one
 analytical method (vocabulary recognizer); a table row's sample is its label when the label column is
-headed as samples; sample names in running text are not guessed.
+headed as samples; in running text, the sample the sentence names for the value
+(:mod:`geo_assets.measurements.samples`), kept as printed, with ``sample_key`` the paper's one
+printing of each name.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 from geo_assets.ingest.chunking import page_at
 from geo_assets.ingest.cleaning import table_heading
+from geo_assets.measurements.samples import normalise_names, sample_mentions, samples_for_values
 from geo_assets.measurements.table_values import TableValue, extract_table_values
 from geo_assets.measurements.text_values import TextValue, extract_text_values
 from geo_rag_runtime import contract
@@ -33,7 +36,7 @@ __all__ = ["EXTRACTOR", "paper_measurements"]
 
 log = logging.getLogger(__name__)
 
-EXTRACTOR = "text-rules-1"
+EXTRACTOR = "text-rules-2"
 TABLE_EXTRACTOR = "table-headers-1"
 _MATERIAL_TYPES = {"Mineral", "Rock"}
 _METHOD_TYPES = {"AnalyticalMethod"}
@@ -52,16 +55,23 @@ def paper_measurements(
     for section in cleaned.sections:
         if section.kind in {"references", "captions", "tables"}:
             continue
+        carried = ""  # the sample(s) the section named last: "Sample X … . Two analyses yield …"
         for s_start, s_end in split_sentences(section.text):
             sentence = section.text[s_start:s_end]
             values = extract_text_values(sentence)
+            mentions = sample_mentions(sentence)
             if not values:
+                carried = "; ".join(mentions[-1].names) if mentions else carried
                 continue
+            samples = [
+                own or carried for own in samples_for_values(sentence, [(v.start, v.end) for v in values])
+            ]
+            carried = "; ".join(mentions[-1].names) if mentions else carried
             entities = recognize(sentence)
             materials = {e.name for e in entities if e.type in _MATERIAL_TYPES}
             methods = {e.name for e in entities if e.type in _METHOD_TYPES}
             base = section.char_start + s_start
-            for value in values:
+            for value, sample in zip(values, samples, strict=True):
                 start, end = base + value.start, base + value.end
                 holder = _chunk_at(ordered, start)
                 row = Measurement(
@@ -71,6 +81,7 @@ def paper_measurements(
                     value_max=value.value_max,
                     material=next(iter(materials)) if len(materials) == 1 else "",
                     method=next(iter(methods)) if len(methods) == 1 else "",
+                    sample=sample,
                     page=page_at(cleaned.page_marks, start),
                     section=section.heading,
                     sentence=" ".join(sentence.split()),
@@ -81,6 +92,11 @@ def paper_measurements(
                 rows.setdefault(row.measurement_id, row)
     for row in _table_rows(cleaned, ordered, captions):
         rows.setdefault(row.measurement_id, row)
+    # kept as printed; the key is one printing per sample in the paper (FC4b and FC-4b are one sample)
+    forms = normalise_names(r.sample for r in rows.values())
+    for row in rows.values():
+        if row.sample:
+            row.sample_key = "; ".join(forms.get(n, n) for n in row.sample.split("; "))
     return sorted(rows.values(), key=lambda r: r.char_start)
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from geo_rag_runtime.models import PRINTED_QUALIFIERS
 
-__all__ = ["TextValue", "extract_text_values", "parse_number"]
+__all__ = ["ELEMENT_SYMBOLS", "TextValue", "extract_text_values", "parse_number"]
 
 _MINUS = "\u2212\u2013\u2012\u2010\u2011"  # unicode minus and dashes that print a minus sign
 _NUMBER = r"[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
@@ -83,6 +83,7 @@ _VALUE_GROUP = re.compile(
 _SYMBOLS = """H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As
 Se Br Kr Rb Sr Y Zr Nb Mo Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Pr Nd Pm Sm Eu Gd Tb Dy Ho Er Tm Yb
 Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Th U""".split()  # noqa: SIM905 - a symbol table reads best as text
+ELEMENT_SYMBOLS = frozenset(_SYMBOLS)
 # two-letter symbols first: regex alternation takes the first alternative that matches ("Sr", not "S")
 _ELEMENT = "(?:" + "|".join(sorted(_SYMBOLS, key=len, reverse=True)) + ")"
 _OXIDE = r"(?:SiO2|TiO2|Al2O3|Fe2O3T?|FeOT?|FeO\*|MnO|MgO|CaO|Na2O|K2O|P2O5|H2O|CO2|Cr2O3|NiO|BaO|SrO|LOI)"
@@ -147,7 +148,8 @@ _CITATION = re.compile(r"(?:et al\.?,?|and [A-Z][a-z]+,?|[A-Z][a-z]+,)\s*\(?$")
 # "allows some ∼0.9 Gy for exhumation"
 _DURATION_BEFORE = re.compile(
     r"(?:repose|duration|span|interval|period|lifetime|hiatus|gap)\s+of\s+(?:between\s+|about\s+|up to\s+)?$"
-    r"|\b(?:lasted|lasting|lasts|within|over|for|some)\s+(?:about\s+|up to\s+|the (?:last|past|first)\s+)?$",
+    r"|\b(?:lasted|lasting|lasts|within|over|for|some|spanning|spans|spanned)\s+"
+    r"(?:about\s+|up to\s+|the (?:last|past|first)\s+)?$",
     re.IGNORECASE,
 )
 _DURATION_AFTER = re.compile(
@@ -157,6 +159,7 @@ _DURATION_AFTER = re.compile(
 )
 _CLAUSE_BREAK = re.compile(r"[;:]|\.\s|\bwhereas\b|\bwhile\b|\bbut\b")
 _AGE_UNITS = {"Ma", "ka", "Ga"}
+_AGE_FACTORS = {"ka": 1e-3, "Ma": 1.0, "Ga": 1e3}  # in Ma
 _TEMPERATURE_UNITS = {"°C", "K"}
 _PRESSURE_UNITS = {"GPa", "kbar"}
 _CONCENTRATION_UNITS = {"wt.%", "ppm", "ppb"}
@@ -402,6 +405,16 @@ def _row(analyte: _Analyte, match: re.Match[str], unit: str) -> TextValue:
                  "≤": "<", "≲": "<", "up to": "<", "as high as": "<", "≥": ">", "≳": ">",
                  "as low as": ">"}.get(match.group("qual") or "", match.group("qual") or "")  # fmt: skip
     notes = []
+    lo_unit = _UNITS.get(match.group("lo_unit") or "", "")
+    if hi is not None and lo_unit and lo_unit != unit:
+        # "from 800 Ma to 1.5 Ga": each end in its own unit; both ends in the range's (last) unit
+        if lo_unit in _AGE_FACTORS and unit in _AGE_FACTORS:
+            lo = lo * _AGE_FACTORS[lo_unit] / _AGE_FACTORS[unit]
+            notes.append(f"one end printed in {lo_unit}")
+        else:
+            hi = None
+            notes.append(f"range end in another unit ({unit}) left out")
+            unit = lo_unit
     if hi is not None:
         if hi < lo:  # printed high-to-low ("415–410 Ma"): stored low first
             lo, hi = hi, lo

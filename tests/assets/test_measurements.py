@@ -185,6 +185,43 @@ def test_a_real_paper_yields_cited_rows(zhu_rows: list[Measurement]) -> None:
     assert silica and all(r.value_max is not None and r.value <= r.value_max for r in silica)
     assert len({r.measurement_id for r in zhu_rows}) == len(zhu_rows)
     assert all(r.page and r.source_file == ZHU.name and r.sentence for r in zhu_rows)
+    # each dated sample's age carries its sample, printed "19MAT‐169" (U+2010), stored with an ASCII hyphen
+    by_age = {r.value: r.sample for r in zhu_rows if r.analyte == "age" and r.uncertainty == 4.0}
+    assert by_age[410.0] == "19MAT-169" and by_age[415.0] == "19MAT-157", by_age
+
+
+def test_samples_named_in_a_sentence_or_its_section_belong_to_its_values() -> None:
+    from geo_assets.measurements.samples import normalise_names, sample_mentions, samples_for_values
+
+    def of(sentence: str) -> list[str]:
+        return samples_for_values(sentence, [(v.start, v.end) for v in extract_text_values(sentence)])
+
+    assert of("Fifteen analyses of sample 19MAT‐169 yield a weighted mean age of 410 ± 4 Ma, and sample "
+              "19MAT‐157 yields 415 ± 4 Ma.") == ["19MAT-169", "19MAT-157"]  # fmt: skip
+    assert of("Samples 19MAT‐33 (sandstone), 19MAT‐193 and 19MAT‐225 yield ages of 510 Ma.") == [
+        "19MAT-33; 19MAT-193; 19MAT-225"
+    ]
+    assert of("The two rhyolites give ages of 410 and 415 Ma for KIL-1 and KIL-2, respectively.") == [
+        "KIL-1",
+        "KIL-2",
+    ]
+    assert of("The dataset uses Temora2 zircon (416.8 ± 1.1 Ma) as a reference material.") == ["Temora2"]
+    # formulas, isotope notation, figure labels and years are no samples
+    for text in ("H2O-CO2 solubility of 2.5 wt.%", "207Pb-corrected ages of 410 Ma", "Fig. S-3 shows 410 Ma",
+                 "In 2019 zircon ages of 410 Ma"):  # fmt: skip
+        assert sample_mentions(text) == [], text
+    # one printing per sample in a paper: FC4b and FC-4b are the same sample
+    assert normalise_names(["FC-4b", "FC-4b", "FC4b; KIL-1"]) == {
+        "FC-4b": "FC-4b",
+        "FC4b": "FC-4b",
+        "KIL-1": "KIL-1",
+    }
+
+
+def test_mixed_unit_ranges_and_durations_are_not_misread_as_ages() -> None:
+    assert rows("Detrital zircon ages ranging from 800 Ma to 1.5 Ga dominate.") == [("age", 0.8, 1.5, "Ga")]
+    assert rows("Ages between 1.2 Ga and 900 Ma are common.") == [("age", 900.0, 1200.0, "Ma")]
+    assert rows("The models explored a t–T space spanning 200 Myr.") == []
 
 
 def test_store_replaces_filters_and_retires_rows(zhu_rows: list[Measurement], tmp_path: Path) -> None:

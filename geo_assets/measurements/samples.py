@@ -1,0 +1,148 @@
+"""Which sample a value in running text belongs to, where the sentence says it.
+
+GEOROC's unit of data is the sample, so a value without one is half a datum. Papers name samples in
+a few ways, and this module reads them:
+
+* after the word *sample(s)*: "Fifteen analyses of sample 19MAT‐169 yield … 410 ± 4 Ma",
+  "Samples 19MAT‐33 (sandstone), 19MAT‐193 and 19MAT‐225 yield …";
+* as an identifier of letters and digits joined by a hyphen, anywhere: "… for KIL-1 and KIL-2,
+  respectively", "zircon from D21G-2";
+
+and gives each value the sample mention that precedes it in the sentence (or, when none does, one
+that follows it directly: "410 Ma for KIL-1"). With "respectively" and as many samples as values,
+the n-th value takes the n-th sample; otherwise a value after a list of samples takes the whole list
+("19MAT-33; 19MAT-193; 19MAT-225"), as a reader would. Names are kept as printed, with typographic
+hyphens made ASCII; :func:`normalise_names` gives the one printing a paper's forms share (FC4b /
+FC-4b), stored beside the printed name as ``sample_key``.
+
+Not samples: chemical formulas (H2O-CO2), isotope notation (206Pb-238U, 207Pb-corrected), figure and
+table labels. A reference material is a sample here (BCR-2, GJ-1): a value measured on it is its value.
+Why rules and not a tagger: no labelled corpus of sample names exists for this domain; the rules are
+scored on the project's gold sets (scripts/score_measurements.py, "sample right").
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from geo_assets.measurements.text_values import ELEMENT_SYMBOLS
+
+__all__ = ["SampleMention", "normalise_names", "sample_key", "sample_mentions", "samples_for_values"]
+
+_HYPHENS = "\u2010\u2011\u2012\u2013\u2212"
+_H = rf"[-{_HYPHENS}]"
+# an identifier: alphanumeric parts joined by hyphens, with a digit and a letter somewhere
+_HYPHENATED = rf"[A-Za-z0-9]+(?:{_H}[A-Za-z0-9]+)+"
+# after "sample(s)": any token with a digit ("sample 01", "sample ZG12", "sample FC4b")
+_AFTER_WORD = rf"(?:{_HYPHENATED}|[A-Za-z]*\d[A-Za-z0-9]*)"
+_GAP = r"(?:\s*\([^()]{0,40}\))?\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*)"
+_LIST_AFTER_WORD = re.compile(rf"\b[Ss]amples?\s+\(?(?P<names>{_AFTER_WORD}(?:{_GAP}{_AFTER_WORD})*)")
+_LIST_ANYWHERE = re.compile(rf"(?<![\w/.]){_HYPHENATED}(?:{_GAP}{_HYPHENATED})*(?![\w/])")
+# a name printed beside the mineral or material it is: "Temora2 zircon", "Sri Lanka zircon LGC1",
+# "91500 zircon", "OG.1 (3440.7 Ma …)" is not caught (no mineral word)
+_MATERIAL = r"(?:zircon|apatite|monazite|titanite|sanidine|rutile|baddeleyite|glass|standard)"
+_TOKEN = r"(?:[A-Za-z]+\d(?:[A-Za-z0-9.]*[A-Za-z0-9])?|\d{5,6})"  # not a year
+_BESIDE_MATERIAL = re.compile(
+    rf"(?<![\w/.])(?P<names>{_TOKEN})(?=\s+{_MATERIAL}\b)|\b{_MATERIAL}\s+(?P<after>{_TOKEN})(?![\w/])"
+)
+_NAME = re.compile(rf"{_HYPHENATED}|[A-Za-z]*\d(?:[A-Za-z0-9.]*[A-Za-z0-9])?|\d+")
+_ELEMENTS = ELEMENT_SYMBOLS
+_FORMULA_TOKEN = re.compile(r"([A-Z][a-z]?)(\d*)")
+_ISOTOPE_PART = re.compile(r"\d{1,3}[A-Z][a-z]?")
+_LABEL_BEFORE = re.compile(r"\b(?:Fig(?:ure)?s?|Tables?|Eqs?|Equations?|Sections?|Appendix|S)\.?\s*$", re.I)
+_FOLLOWING = re.compile(r"^\s*(?:\)\s*)?(?:for|in|of|from|at)\s+(?:samples?\s+)?$", re.I)
+
+
+@dataclass(frozen=True)
+class SampleMention:
+    """Sample names printed together (a list), with their span in the sentence."""
+
+    names: tuple[str, ...]
+    start: int
+    end: int
+
+
+def sample_key(name: str) -> str:
+    """The form two printings of one name share: no hyphens or spaces, case folded (FC4b = FC-4b)."""
+    return re.sub(rf"[\s{_HYPHENS}\-_]", "", name).casefold()
+
+
+def _clean(name: str) -> str:
+    return re.sub(f"[{_HYPHENS}]", "-", name.strip())
+
+
+def _is_sample_name(name: str, *, after_word: bool) -> bool:
+    if not any(c.isdigit() for c in name) or not any(c.isalpha() for c in name) and not after_word:
+        return False
+    parts = re.split(_H, name)
+    if all(_is_formula(p) or p.isdigit() for p in parts) and any(
+        _is_formula(p) and any(c.isdigit() for c in p) for p in parts
+    ):
+        return False  # H2O-CO2, Al2O3-Fe2O3
+    return not _ISOTOPE_PART.fullmatch(parts[0])  # 206Pb-238U, 207Pb-corrected
+
+
+def _is_formula(part: str) -> bool:
+    """A chemical formula of element symbols and counts (H2O, CO2, Al2O3), not KIL or MAT."""
+    tokens = _FORMULA_TOKEN.findall(part)
+    return (
+        bool(tokens) and "".join(a + b for a, b in tokens) == part and all(a in _ELEMENTS for a, _ in tokens)
+    )
+
+
+def sample_mentions(sentence: str) -> list[SampleMention]:
+    """The sample names a sentence prints, as lists in text order."""
+    found: list[SampleMention] = []
+    taken: list[tuple[int, int]] = []
+    for pattern, after_word in ((_LIST_AFTER_WORD, True), (_BESIDE_MATERIAL, True), (_LIST_ANYWHERE, False)):
+        for match in pattern.finditer(sentence):
+            group = 0 if not after_word else ("after" if match.groupdict().get("after") else "names")
+            start, end = match.start(group), match.end(group)
+            if any(a < end and start < b for a, b in taken):
+                continue
+            if _LABEL_BEFORE.search(sentence[:start]):
+                continue
+            names = tuple(
+                _clean(n.group(0))
+                for n in _NAME.finditer(match.group(group))
+                if _is_sample_name(n.group(0), after_word=after_word)
+            )
+            if names:
+                found.append(SampleMention(names, start, end))
+                taken.append((start, end))
+    return sorted(found, key=lambda m: m.start)
+
+
+def samples_for_values(sentence: str, spans: Sequence[tuple[int, int]]) -> list[str]:
+    """For each value (its span in ``sentence``): its sample(s), "; "-joined, or ""."""
+    mentions = sample_mentions(sentence)
+    if not mentions:
+        return [""] * len(spans)
+    names = [n for m in mentions for n in m.names]
+    if "respectively" in sentence and len(mentions) == 1 and len(names) == len(spans) > 1:
+        return names
+    out = []
+    for start, end in spans:
+        before = [m for m in mentions if m.end <= start]
+        if before:
+            out.append("; ".join(before[-1].names))
+            continue
+        after = next(
+            (m for m in mentions if m.start >= end and _FOLLOWING.match(sentence[end : m.start])), None
+        )
+        out.append("; ".join(after.names) if after else "")
+    return out
+
+
+def normalise_names(samples: Iterable[str]) -> dict[str, str]:
+    """Printed name → the paper's most frequent printing of the same name (FC4b and FC-4b agree)."""
+    counts: Counter[str] = Counter()
+    for joined in samples:
+        counts.update(n for n in joined.split("; ") if n)
+    best: dict[str, str] = {}
+    for name, _ in counts.most_common():
+        best.setdefault(sample_key(name), name)
+    return {name: best[sample_key(name)] for name in counts}
