@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from geo_rag_runtime.contract import COVERAGE_FAIL_BELOW, COVERAGE_WARN_BELOW
 
@@ -106,7 +107,7 @@ class Coverage:
             )
         return "; ".join(parts)
 
-    def as_metadata(self) -> dict[str, object]:
+    def as_metadata(self) -> dict[str, Any]:
         return {
             "coverage": round(self.share, 4),
             "coverage_words": self.layer_words,
