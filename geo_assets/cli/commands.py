@@ -237,9 +237,11 @@ def _export_embedder(settings: Any, out: TextIO, err: TextIO) -> None:
     if not settings.local_embeddings or settings.embedding_runtime == "torch":
         return
     from geo_assets.ingest.onnx_export import export_onnx
-    from geo_rag_runtime.embeddings import load_verified, local_model_path
+    from geo_rag_runtime.embeddings import export_folder, load_verified, local_model_path
 
-    if load_verified(settings, local_model_path()) is not None:
+    # an export made before it carried the tokenizer is made again, so that serving installs can use it
+    carries_tokenizer = (export_folder(settings) / "tokenizer.json").is_file()
+    if carries_tokenizer and load_verified(settings, local_model_path()) is not None:
         return
     try:
         manifest = export_onnx(settings)

@@ -13,8 +13,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import shutil
 import time
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -38,6 +40,15 @@ PROBES = (
     "Zircon U–Pb ages of 251.9 ± 0.1 Ma (MSWD = 1.2) date the eruption.",
     "tholeiitic",
     "Der Basalt enthält Olivin und Klinopyroxen; 玄武岩的同位素组成。",
+)
+
+
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "vocab.txt",
+    "config.json",
 )
 
 
@@ -97,6 +108,12 @@ def export_onnx(settings: Settings, model_path: str | None = None) -> dict[str, 
         "torch": torch.__version__,
         "created": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
+    # the tokenizer travels with the export: a serving install (`geo-rag[serve]`, no torch, no weights
+    # package) embeds questions from this folder alone
+    for name in TOKENIZER_FILES:
+        if (Path(model_path) / name).is_file():
+            shutil.copyfile(Path(model_path) / name, folder / name)
+    manifest["tokenizer_files"] = [n for n in TOKENIZER_FILES if (folder / n).is_file()]
     candidate = OnnxEmbedder(folder, model_path, manifest)
     long_text = " ".join(PROBES * 12)  # several windows
     probes = [*PROBES, long_text]

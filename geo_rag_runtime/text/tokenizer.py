@@ -239,7 +239,17 @@ def get_token_counter(settings: Settings) -> TokenCounter:
     any other (API) model name -> :class:`RegexTokenCounter` with that model's input limit.
     """
     if settings.local_embeddings:
-        return HFTokenCounter(name=DEFAULT_MODEL_NAME)
+        try:
+            return HFTokenCounter(name=DEFAULT_MODEL_NAME)
+        except ImportError:
+            # a serving install (geo-rag[serve]) has no weights package: the same tokenizer, carried
+            # by the home's ONNX export of the model
+            from geo_rag_runtime.contract import EMBEDDER_EXPORT
+
+            exported = settings.path("models") / EMBEDDER_EXPORT
+            if not (exported / "tokenizer.json").is_file():
+                raise
+            return HFTokenCounter(exported, name=DEFAULT_MODEL_NAME)
     model = settings.embedding_model
     folder = Path(model).expanduser()
     if folder.is_dir() and any((folder / f).is_file() for f in ("tokenizer.json", "vocab.txt")):

@@ -49,7 +49,7 @@ HELM_CHART_DEFAULTS = SCHEMAS / "dagster-helm-chart-values.yaml"
 SECRET_NAME = re.compile(r"PASSWORD|SECRET|TOKEN|API_KEY|_AUTH$", re.IGNORECASE)
 URI_CREDENTIALS = re.compile(r"://(?P<user>[^:/@\s]+):(?P<password>[^@\s]+)@")
 INTERPOLATION = re.compile(r"\$\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)|\$(?P<bare>[A-Za-z_][A-Za-z0-9_]*)")
-GEORAG_IMAGE = re.compile(r"^georag:")
+GEORAG_IMAGE = re.compile(r"^georag(?:-serve)?:")  # the full image and the serving one
 POOL_IN_CODE = re.compile(r"""pool\s*=\s*["']([A-Za-z0-9_\-]+)["']""")
 
 
@@ -372,7 +372,12 @@ def test_images_match_the_python_dependencies(compose: dict[str, Any], pyproject
     chroma_tag = services["chroma"]["image"].partition(":")[2]
     assert Version(chroma_tag) in chroma_spec, f"chroma server {chroma_tag} vs client chromadb{chroma_spec}"
     images = {s["image"] for s in services.values() if is_georag(s)}
-    assert images == {f"georag:{pyproject['project']['version']}"}
+    version = pyproject["project"]["version"]
+    assert images == {f"georag:{version}", f"georag-serve:{version}"}
+    assert (
+        services["api"]["image"] == f"georag-serve:{version}"
+        and services["api"]["build"]["target"] == "serve"
+    )
     assert services["neo4j"]["environment"]["NEO4J_PLUGINS"] == '["apoc"]'
 
 
@@ -751,10 +756,16 @@ def dockerfile_args() -> dict[str, str]:
 def test_dockerfile_pins_agree_with_pyproject_and_each_other(pyproject: dict[str, Any]) -> None:
     args = dockerfile_args()
     text = DOCKERFILE.read_text(encoding="utf-8")
-    deps = pyproject["project"]["dependencies"]
+    deps = pyproject["project"]["optional-dependencies"]["ingest"]
     assert f"torch=={args['TORCH_VERSION']}" in deps
-    assert "download.pytorch.org/whl/cpu" in text and 'pip install ".[llm]"' in text
-    assert re.findall(r"^FROM (\S+)", text, flags=re.M) == ["python:3.11-slim", "python:3.11-slim"]
+    assert "download.pytorch.org/whl/cpu" in text and 'pip install ".[ingest,eval,llm]"' in text
+    assert re.findall(r"^FROM (\S+)", text, flags=re.M) == ["python:3.11-slim"] * 3
+    # the serving stage installs the serving role only: no torch, no Dagster
+    serve = text[text.index("AS serve") :]
+    assert 'pip install ".[serve]"' in serve and "torch" not in serve and "dagster" not in serve
+    base = " ".join(pyproject["project"]["dependencies"])
+    for heavy in ("torch", "dagster", "ragas", "matplotlib", "langchain", "sentence-transformers"):
+        assert heavy not in base, heavy
     dagster = Version(args["DAGSTER_VERSION"])
     assert dagster in SpecifierSet(next(d for d in deps if d.startswith("dagster>"))[len("dagster") :])
     # dagster 1.M.P <-> libraries 0.(M+16).P, e.g. 1.13.27 <-> 0.29.27 (each library requires dagster==1.M.P)
