@@ -41,6 +41,7 @@ from geo_rag_runtime.errors import (
     ServiceUnavailableError,
     StoreError,
 )
+from geo_rag_runtime.models import answer_json
 from geo_rag_runtime.service import MAX_TOP_K, RagService
 from geo_rag_runtime.settings import Settings, get_settings
 
@@ -163,7 +164,7 @@ async def _events(rag: RagService, question: str, mode: Any, top_k: int | None) 
     def work() -> None:
         try:
             answer = rag.ask(question, mode=mode, top_k=top_k, on_text=on_text)
-            event = ("answer", answer.model_dump_json())
+            event = ("answer", answer_json(answer))
         except GeoRagError as exc:
             event = (
                 "error",
@@ -270,7 +271,7 @@ def create_app(settings: Settings | None = None, *, service: RagService | None =
         except Exception:  # answer, don't crash; the log keeps the trace
             log.exception("ask failed")
             return _error(500, "InternalServerError", "internal error; the server log has the details")
-        return Response(content=answer.model_dump_json(), media_type="application/json")
+        return Response(content=answer_json(answer), media_type="application/json")
 
     @app.get("/measurements", dependencies=[Depends(require_token)])
     async def measurements_endpoint(
