@@ -146,7 +146,9 @@ def cmd_ask(args: argparse.Namespace, settings: Settings) -> int:
             print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        print(answer.model_dump_json())
+        from geo_rag_runtime.models import answer_json
+
+        print(answer_json(answer))  # the HTTP answer's serializer: the same object
     else:
         print(format_answer(answer))
     return 0
@@ -180,20 +182,21 @@ def format_answer(answer: Answer) -> str:
         f"category: {answer.category}   strategy: {answer.strategy}   generator: {answer.generator}"
         f"   mode: {answer.mode}"
     )
-    vector = answer.contexts.get("VectorRAG_Context", {})
-    graph = answer.contexts.get("GraphRAG_Context", {})
-    if vector:
+    passages = [c for c in answer.contexts if c.kind == "passage"]
+    values = [c for c in answer.contexts if c.kind == "value"]
+    facts = [c for c in answer.contexts if c.kind == "fact"]
+    if passages:
         lines += ["", "sources:"]
         cited = {c.chunk_id for c in answer.citations}
-        for key, item in vector.items():
-            mark = "*" if item.get("chunk_id") in cited else " "
-            where = item.get("source_file") or "?"
-            if item.get("page_start") is not None:
-                start, end = item["page_start"], item.get("page_end") or item["page_start"]
+        for passage in passages:
+            mark = "*" if passage.chunk_id in cited else " "
+            where = passage.source_file or "?"
+            if passage.page_start is not None:
+                start, end = passage.page_start, passage.page_end or passage.page_start
                 where += f", p. {start}" if start == end else f", pp. {start}–{end}"
-            if item.get("section"):
-                where += f", {item['section']}"
-            lines.append(f" {mark}[V{key}] {where}  (score {float(item.get('score', 0.0)):.3f})")
+            if passage.section:
+                where += f", {passage.section}"
+            lines.append(f" {mark}[{passage.marker}] {where}  (score {passage.score:.3f})")
     if answer.citations:
         lines += ["", "cited:"]
         # citations are per chunk (--json keeps them all); a reader needs each paper and page once
@@ -201,18 +204,16 @@ def format_answer(answer: Answer) -> str:
             f"  {c.source_file}{f', {c.pages}' if c.pages else ''}  ({c.title})" for c in answer.citations
         )
         lines += list(dict.fromkeys(cited_pages))
-    values = {key: item for key, item in graph.items() if item.get("retriever") == "measurements"}
     if values:
         lines += ["", "reported values (geo-rag measurements has them all):"]
-        for key, item in values.items():
-            source = (item.get("provenance") or [{}])[0]
-            page = f", p. {source['page_start']}" if source.get("page_start") is not None else ""
-            lines.append(f"  [G{key}] {item.get('text', '')}  ({source.get('source_file', '?')}{page})")
-    if len(graph) > len(values):
+        for value in values:
+            source = value.provenance[0] if value.provenance else None
+            page = f", p. {source.page_start}" if source and source.page_start is not None else ""
+            where = (source.source_file if source else None) or "?"
+            lines.append(f"  [{value.marker}] {value.text}  ({where}{page})")
+    if facts:
         lines += ["", "graph facts:"]
-        for key, item in graph.items():
-            if key not in values:
-                lines.append(f"  [G{key}] {item.get('text', '')}")
+        lines += [f"  [{fact.marker}] {fact.text}" for fact in facts]
     if answer.notes:
         lines += ["", "notes:"]
         lines += [f"  - {note}" for note in answer.notes]

@@ -6,9 +6,13 @@ store (``model_dump()``) and JSON output.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+
+# Models of the answer contract: every field is always present in the JSON (null where unknown), and
+# the OpenAPI schema of `POST /ask` says so.
+_ALWAYS_PRESENT = ConfigDict(json_schema_serialization_defaults_required=True)
 
 QueryType = Literal["explicit_fact", "implicit_reasoning", "interpretable_rationale", "hidden_rationale"]
 QUERY_TYPES: tuple[QueryType, ...] = (
@@ -202,8 +206,19 @@ class Triple(BaseModel):
     attributes: dict[str, Any] = Field(default_factory=dict)  # e.g. value / unit of a measurement
 
 
+class Statement(BaseModel):
+    """What a graph fact states: canonical entity names and types, and the relation between them."""
+
+    head: str
+    head_type: str = ""
+    relation: str
+    tail: str
+    tail_type: str = ""
+
+
 class RetrievedItem(BaseModel):
-    """One retrieved piece of context: a chunk (vector/keyword) or a graph fact."""
+    """One retrieved piece of context: a chunk (vector/keyword) or a fact (a graph fact, or a
+    reported value when ``retriever`` is ``"measurements"``)."""
 
     kind: Literal["chunk", "fact"] = "chunk"
     text: str
@@ -217,10 +232,14 @@ class RetrievedItem(BaseModel):
     page_start: int | None = None
     page_end: int | None = None
     provenance: list[dict[str, Any]] = Field(default_factory=list)  # for facts: triple provenance
+    statement: Statement | None = None  # graph facts: the (head, relation, tail) they state
+    measurement: Measurement | None = None  # reported values: the measurement row shown
 
 
 class Citation(BaseModel):
     """What an answer cites: the paper, the chunk, and the PDF pages the cited text lies on."""
+
+    model_config = _ALWAYS_PRESENT
 
     paper_id: str
     chunk_id: str
@@ -239,24 +258,148 @@ class Citation(BaseModel):
         return f"pp. {self.page_start}–{self.page_end}"
 
 
-def empty_contexts() -> dict[str, dict[str, Any]]:
-    """The method's context dictionary (docs/method.md#the-merged-context) with nothing retrieved."""
-    return {"VectorRAG_Context": {}, "GraphRAG_Context": {}}
+# --------------------------------------------------------------------------- the answer contract
+
+ANSWER_SCHEMA_VERSION: Final = "answer-2"
+"""The version of the answer object (``Answer.schema_version``) that ``geo-rag ask --json`` prints and
+``POST /ask`` returns (docs/user-guide.md#the---json-object). ``answer-2``: ``contexts`` is a list of
+typed items (passage, fact, value) in marker order. Answers without the field are the first shape,
+where ``contexts`` was ``{"VectorRAG_Context": {"0": ...}, "GraphRAG_Context": {"0": ...}}``."""
+
+
+class PassageContext(BaseModel):
+    """A retrieved passage (``[V0]``, ``[V1]`` …): a chunk of a paper, or neighbouring chunks of one
+    paper stitched into one passage at retrieval."""
+
+    model_config = _ALWAYS_PRESENT
+
+    kind: Literal["passage"] = "passage"
+    marker: str = Field(pattern=r"^V\d+$", description='the citation marker the answer uses, e.g. "V0"')
+    text: str
+    chunk_id: str | None = Field(default=None, description="the passage's best chunk (cited by it)")
+    paper_id: str | None = None
+    source_file: str | None = None
+    title: str | None = None
+    section: str | None = None
+    page_start: int | None = Field(default=None, description="first PDF page (1-based) of the text")
+    page_end: int | None = None
+    score: float = 0.0
+    retriever: str = Field(default="", description='what found it: "dense", "sparse", "fused" …')
+    chunk_ids: list[str] = Field(
+        default_factory=list, description="every chunk the passage holds, best first (several when stitched)"
+    )
+
+
+class FactSource(BaseModel):
+    """One extracted triple that states a graph fact: where it was read."""
+
+    model_config = _ALWAYS_PRESENT
+
+    paper_id: str | None = None
+    chunk_id: str | None = None
+    source_file: str | None = None
+    title: str | None = None
+    page_start: int | None = None
+    page_end: int | None = None
+    sentence: str | None = Field(default=None, description="the sentence the triple was extracted from")
+    extractor: str | None = None
+    confidence: float | None = None
+    triple_id: str | None = None
+
+
+class FactContext(BaseModel):
+    """A knowledge-graph fact (``[G0]`` …): (head, relation, tail) with every triple that states it."""
+
+    model_config = _ALWAYS_PRESENT
+
+    kind: Literal["fact"] = "fact"
+    marker: str = Field(pattern=r"^G\d+$", description='the citation marker the answer uses, e.g. "G0"')
+    text: str = Field(description='the fact as read, e.g. "Magnetite CONTAINS Fe"')
+    head: str = ""
+    head_type: str = ""
+    relation: str = ""
+    tail: str = ""
+    tail_type: str = ""
+    sentence: str | None = Field(default=None, description="the source sentence of the first triple")
+    score: float = 0.0
+    retriever: str = "graph"
+    provenance: list[FactSource] = Field(default_factory=list, description="best supported first")
+
+
+class ValueSource(BaseModel):
+    """Where a reported value is printed: the paper, page, and table cell or text offsets."""
+
+    model_config = _ALWAYS_PRESENT
+
+    paper_id: str | None = None
+    chunk_id: str | None = None
+    source_file: str | None = None
+    title: str | None = None
+    page_start: int | None = None
+    page_end: int | None = None
+    measurement_id: str | None = None
+    table_label: str | None = None
+    row: str | None = None
+    column: str | None = None
+    char_start: int | None = None
+    char_end: int | None = None
+
+
+class ValueContext(BaseModel):
+    """A reported value (``[G0]`` …): a measurement row of the papers the passages come from (the
+    same row ``geo-rag measurements`` lists). Values share the ``G`` markers with graph facts."""
+
+    model_config = _ALWAYS_PRESENT
+
+    kind: Literal["value"] = "value"
+    marker: str = Field(pattern=r"^G\d+$", description='the citation marker the answer uses, e.g. "G0"')
+    text: str = Field(description="the row as read, with its sample, method and table cell or sentence")
+    analyte: str = ""
+    value: float | None = Field(default=None, description="null for below detection / not determined")
+    value_max: float | None = Field(default=None, description="the high end of a range")
+    unit: str = ""
+    uncertainty: float | None = None
+    uncertainty_level: str = ""
+    qualifier: str = Field(default="", description="<, >, ~, range, bdl, nd")
+    printed: str = Field(default="", description="the value group as printed")
+    sample: str = ""
+    material: str = ""
+    method: str = ""
+    source_type: str = Field(default="", description='"table" or "text"')
+    section: str | None = None
+    score: float = 0.0
+    retriever: str = "measurements"
+    provenance: list[ValueSource] = Field(default_factory=list)
+
+
+Context = Annotated[PassageContext | FactContext | ValueContext, Field(discriminator="kind")]
+"""One item of ``Answer.contexts``, told apart by ``kind``."""
 
 
 class Answer(BaseModel):
-    """The `geo-rag ask --json` object (docs/user-guide.md#the---json-object)."""
+    """The `geo-rag ask --json` object and the `POST /ask` body (docs/user-guide.md#the---json-object);
+    :func:`answer_json` serializes it for both."""
 
+    model_config = _ALWAYS_PRESENT
+
+    schema_version: Literal["answer-2"] = ANSWER_SCHEMA_VERSION
     question: str
     category: QueryType
     strategy: str
     answer: str
     generator: str
     citations: list[Citation] = Field(default_factory=list)
-    contexts: dict[str, dict[str, Any]] = Field(default_factory=lambda: empty_contexts())
+    # passages (V0, V1 …), then facts and reported values (G0, G1 …): every marker names one item
+    contexts: list[Context] = Field(default_factory=list)
     timings_ms: dict[str, float] = Field(default_factory=dict)
     mode: Literal["hybrid", "baseline"] = "hybrid"
     notes: list[str] = Field(default_factory=list)  # degradations, fallbacks, low-confidence routing
     classification: dict[str, Any] = Field(default_factory=dict)
     # ``name@vN`` of every prompt template sent to an LLM for this answer (geo_rag_runtime.prompts)
     prompts: list[str] = Field(default_factory=list)
+
+
+def answer_json(answer: Answer) -> str:
+    """The one serialization of an answer: what ``geo-rag ask --json`` prints and ``POST /ask``
+    returns (also the final event of a streamed answer)."""
+    return answer.model_dump_json()

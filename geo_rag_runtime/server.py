@@ -1,7 +1,9 @@
 """``geo-rag serve``: the query service over HTTP (FastAPI).
 
 * ``POST /ask`` — body ``{"question": str, "mode": "hybrid"|"baseline", "top_k": 1..50 | null}``;
-  returns the Answer JSON, byte for byte what ``geo-rag ask --json`` prints.
+  returns the Answer JSON, byte for byte what ``geo-rag ask --json`` prints (one serializer,
+  ``models.answer_json``); the route declares :class:`~geo_rag_runtime.models.Answer` as its response
+  model, so ``/openapi.json`` describes the answer down to each kind of context item.
   With ``"stream": true`` the answer comes as server-sent events instead: ``draft`` events carry
   the LLM's text as it is written (``{"text": ...}``), then one ``answer`` event carries the final
   Answer JSON with its checked citations (or one ``error`` event).
@@ -41,10 +43,11 @@ from geo_rag_runtime.errors import (
     ServiceUnavailableError,
     StoreError,
 )
+from geo_rag_runtime.models import Answer, answer_json
 from geo_rag_runtime.service import MAX_TOP_K, RagService
 from geo_rag_runtime.settings import Settings, get_settings
 
-__all__ = ["create_app", "error_status", "BodySizeLimit"]
+__all__ = ["create_app", "error_status", "BodySizeLimit", "ErrorBody"]
 
 log = logging.getLogger("geo_rag_runtime.server")
 
@@ -134,6 +137,26 @@ class AskRequestBase(BaseModel):
     stream: bool = False
 
 
+class ErrorBody(BaseModel):
+    """Every error the service answers with; ``details`` only for validation errors (422)."""
+
+    error: str = Field(description='the error type, e.g. "ValidationError", "StoreError"')
+    message: str
+    details: list[dict[str, Any]] | None = Field(
+        default=None, description="validation errors: loc, msg and type of each (never the input)"
+    )
+
+
+_ASK_ERRORS = {
+    401: "no valid bearer token (when `GEO_RAG_API_TOKEN` is set)",
+    413: "the request body is too large",
+    422: "an invalid request or question",
+    500: "an internal error (the server log has the details)",
+    502: "the LLM failed",
+    503: "a store is unavailable (nothing ingested)",
+}
+
+
 def _validation_details(exc: RequestValidationError) -> list[dict[str, Any]]:
     """Field errors without the submitted input (which may be megabytes, or a secret)."""
     out = []
@@ -163,7 +186,7 @@ async def _events(rag: RagService, question: str, mode: Any, top_k: int | None) 
     def work() -> None:
         try:
             answer = rag.ask(question, mode=mode, top_k=top_k, on_text=on_text)
-            event = ("answer", answer.model_dump_json())
+            event = ("answer", answer_json(answer))
         except GeoRagError as exc:
             event = (
                 "error",
@@ -254,7 +277,20 @@ def create_app(settings: Settings | None = None, *, service: RagService | None =
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return _error(500, "InternalServerError", "internal error; the server log has the details")
 
-    @app.post("/ask", dependencies=[Depends(require_token)])
+    @app.post(
+        "/ask",
+        dependencies=[Depends(require_token)],
+        response_model=Answer,
+        responses={
+            200: {
+                "description": 'the answer (`application/json`); with `"stream": true` server-sent '
+                'events instead: `draft` events `{"text": ...}`, then one `answer` event whose data '
+                "is this same answer object, or one `error` event",
+                "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            },
+            **{status: {"model": ErrorBody, "description": why} for status, why in _ASK_ERRORS.items()},
+        },
+    )
     async def ask(body: AskRequest, request: Request) -> Response:  # type: ignore[valid-type]
         rag: RagService = request.app.state.service
         if body.stream:  # type: ignore[attr-defined]
@@ -270,7 +306,7 @@ def create_app(settings: Settings | None = None, *, service: RagService | None =
         except Exception:  # answer, don't crash; the log keeps the trace
             log.exception("ask failed")
             return _error(500, "InternalServerError", "internal error; the server log has the details")
-        return Response(content=answer.model_dump_json(), media_type="application/json")
+        return Response(content=answer_json(answer), media_type="application/json")
 
     @app.get("/measurements", dependencies=[Depends(require_token)])
     async def measurements_endpoint(

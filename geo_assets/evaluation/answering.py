@@ -2,7 +2,8 @@
 
 Every question is asked in every mode; an answer that fails is recorded with its error (its metrics
 are then reported with status ``error``), never raised, unless every answer fails. The retrieved
-contexts of an ``Answer`` are read back in rank order (``contexts_of``).
+contexts of an ``Answer`` are read back in rank order (``contexts_of``): passages, then graph facts and
+reported values.
 """
 
 import time
@@ -78,19 +79,31 @@ def fact_text(fact: dict[str, Any]) -> str:
 
 
 def contexts_of(answer: Answer) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(chunks in rank order, graph facts) from ``Answer.contexts``."""
-    return split_contexts(answer.contexts or {})
+    """(passages in rank order, graph facts and reported values) from ``Answer.contexts``."""
+    return split_contexts([item.model_dump() for item in answer.contexts])
 
 
-def split_contexts(contexts: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """(chunks in rank order, graph facts) from an answer's context dictionary (also as stored in JSON)."""
-    chunks = [
-        c if isinstance(c, dict) else {"text": _text(c)} for c in _ordered(contexts.get("VectorRAG_Context"))
-    ]
-    facts = [
-        f if isinstance(f, dict) else {"text": _text(f)} for f in _ordered(contexts.get("GraphRAG_Context"))
-    ]
-    return chunks, facts
+def split_contexts(
+    contexts: Mapping[str, Any] | Sequence[Any],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(passages in rank order, graph facts and reported values in marker order) from an answer's
+    contexts as stored in JSON: the typed list (``schema_version`` ``answer-2``: items of kind passage,
+    fact, value) or the dictionary of the first shape (``VectorRAG_Context`` / ``GraphRAG_Context``)."""
+    if isinstance(contexts, Mapping):
+        chunks = [
+            c if isinstance(c, dict) else {"text": _text(c)}
+            for c in _ordered(contexts.get("VectorRAG_Context"))
+        ]
+        facts = [
+            f if isinstance(f, dict) else {"text": _text(f)}
+            for f in _ordered(contexts.get("GraphRAG_Context"))
+        ]
+        return chunks, facts
+    items = [dict(item) for item in contexts if isinstance(item, Mapping)]
+    return (
+        [item for item in items if item.get("kind") == "passage"],
+        [item for item in items if item.get("kind") in ("fact", "value")],
+    )
 
 
 def context_texts(

@@ -1,15 +1,21 @@
 """The HybridRAG context dictionary: retrieved chunks and graph facts, merged
 (docs/method.md#the-merged-context).
 
-``build_context`` turns ranked chunks and ranked facts into the object that the generator reads and
-that ``geo-rag ask --json`` prints under ``contexts``::
+``build_context`` turns ranked chunks and ranked facts into the context that the generator reads;
+``ContextBundle.contexts`` gives it as the typed items that ``geo-rag ask --json`` and ``POST /ask``
+return under ``contexts`` (``geo_rag_runtime.models.Context``), in marker order::
 
-    {"VectorRAG_Context": {"0": {"text": ..., "chunk_id": ..., "paper_id": ..., "source_file": ...,
-                                 "title": ..., "section": ..., "score": ..., "retriever": ...}, ...},
-     "GraphRAG_Context":  {"0": {"text": ..., "score": ..., "provenance": [...]}, ...}}
+    [{"kind": "passage", "marker": "V0", "text": ..., "chunk_id": ..., "paper_id": ..., "source_file": ...,
+      "title": ..., "section": ..., "page_start": ..., "page_end": ..., "score": ..., "retriever": ...,
+      "chunk_ids": [...]}, ...,
+     {"kind": "value", "marker": "G0", "text": ..., "analyte": ..., "value": ..., "unit": ..., ...,
+      "provenance": [{"paper_id": ..., "page_start": ..., "table_label": ..., ...}]},
+     {"kind": "fact", "marker": "G1", "text": ..., "head": ..., "relation": ..., "tail": ..., "sentence": ...,
+      "provenance": [{"paper_id": ..., "chunk_id": ..., "sentence": ..., ...}, ...]}, ...]
 
-The keys are the numbers the citation markers use: ``[V0]`` is ``VectorRAG_Context["0"]`` and
-``[G1]`` is ``GraphRAG_Context["1"]``.
+The markers are the ones the answer cites: ``[V0]`` is the first passage, ``[G1]`` the second item of
+the graph side (facts and reported values share the ``G`` numbers; this is the method's
+``VectorRAG_Context`` / ``GraphRAG_Context`` pair, docs/method.md#the-merged-context).
 
 Three rules keep the context useful and bounded:
 
@@ -34,23 +40,29 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from geo_rag_runtime.models import Citation, RetrievedItem
-from geo_rag_runtime.retrieval.fusion import drop_weakest_window, page_range, window_count
+from geo_rag_runtime.models import (
+    Citation,
+    Context,
+    FactContext,
+    FactSource,
+    PassageContext,
+    RetrievedItem,
+    ValueContext,
+    ValueSource,
+)
+from geo_rag_runtime.retrieval.fusion import drop_weakest_window, page_range, positions, window_count
 from geo_rag_runtime.stores.protocols import TokenCounter
 
 __all__ = [
     "TokenCounter",
     "ContextBundle",
     "build_context",
+    "context_item",
     "near_duplicate",
     "shingles",
-    "VECTOR_KEY",
-    "GRAPH_KEY",
     "DEFAULT_GRAPH_SHARE",
 ]
 
-VECTOR_KEY = "VectorRAG_Context"
-GRAPH_KEY = "GraphRAG_Context"
 DEFAULT_GRAPH_SHARE = 0.25
 NEAR_DUPLICATE_CONTAINMENT = 0.85
 _SHINGLE = 3
@@ -77,12 +89,11 @@ class ContextBundle:
     def empty(self) -> bool:
         return not self.chunks and not self.facts
 
-    def as_dict(self) -> dict[str, dict[str, Any]]:
-        """The method's context dictionary with the metadata every item needs to be cited."""
-        return {
-            VECTOR_KEY: {str(i): chunk_entry(item) for i, item in enumerate(self.chunks)},
-            GRAPH_KEY: {str(i): fact_entry(item) for i, item in enumerate(self.facts)},
-        }
+    def contexts(self) -> list[Context]:
+        """The typed context items of the answer, in marker order: passages, then facts and values."""
+        return [context_item(f"V{i}", item) for i, item in enumerate(self.chunks)] + [
+            context_item(f"G{i}", item) for i, item in enumerate(self.facts)
+        ]
 
     def item(self, marker: str) -> RetrievedItem | None:
         """The item a citation marker such as ``V0`` or ``G3`` names, or None if it names none."""
@@ -108,29 +119,74 @@ class ContextBundle:
         return out
 
 
-def chunk_entry(item: RetrievedItem) -> dict[str, Any]:
+def context_item(marker: str, item: RetrievedItem) -> Context:
+    """``item`` as the answer shows it under ``marker``: a passage, a reported value or a graph fact."""
+    if item.kind == "chunk":
+        return _passage(marker, item)
+    if item.retriever == "measurements" or item.measurement is not None:
+        return _value(marker, item)
+    return _fact(marker, item)
+
+
+def _passage(marker: str, item: RetrievedItem) -> PassageContext:
     page_start, page_end = page_range(item)
-    return {
-        "text": item.text,
-        "chunk_id": item.chunk_id,
-        "paper_id": item.paper_id,
-        "source_file": item.source_file,
-        "title": item.title,
-        "section": item.section,
-        "page_start": page_start,
-        "page_end": page_end,
-        "score": round(float(item.score), 6),
-        "retriever": item.retriever,
-    }
+    return PassageContext(
+        marker=marker,
+        text=item.text,
+        chunk_id=item.chunk_id,
+        paper_id=item.paper_id,
+        source_file=item.source_file,
+        title=item.title,
+        section=item.section,
+        page_start=page_start,
+        page_end=page_end,
+        score=round(float(item.score), 6),
+        retriever=item.retriever,
+        chunk_ids=list(dict.fromkeys(str(p["chunk_id"]) for p in positions(item))),
+    )
 
 
-def fact_entry(item: RetrievedItem) -> dict[str, Any]:
-    return {
-        "text": item.text,
-        "score": round(float(item.score), 6),
-        "retriever": item.retriever,
-        "provenance": [dict(p) for p in item.provenance],
-    }
+def _fields(model: type[FactSource] | type[ValueSource], entry: dict[str, Any]) -> dict[str, Any]:
+    return {name: entry[name] for name in model.model_fields if entry.get(name) is not None}
+
+
+def _fact(marker: str, item: RetrievedItem) -> FactContext:
+    provenance = [FactSource(**_fields(FactSource, p)) for p in item.provenance]
+    statement = item.statement
+    return FactContext(
+        marker=marker,
+        text=item.text,
+        head=statement.head if statement else "",
+        head_type=statement.head_type if statement else "",
+        relation=statement.relation if statement else "",
+        tail=statement.tail if statement else "",
+        tail_type=statement.tail_type if statement else "",
+        sentence=next((p.sentence for p in provenance if p.sentence), None),
+        score=round(float(item.score), 6),
+        retriever=item.retriever,
+        provenance=provenance,
+    )
+
+
+def _value(marker: str, item: RetrievedItem) -> ValueContext:
+    row = item.measurement
+    measured: dict[str, Any] = {}
+    if row is not None:
+        measured = row.model_dump(
+            include={
+                "analyte", "value", "value_max", "unit", "uncertainty", "uncertainty_level", "qualifier",
+                "printed", "sample", "material", "method", "source_type",
+            }
+        )  # fmt: skip
+    return ValueContext(
+        marker=marker,
+        text=item.text,
+        **measured,
+        section=item.section,
+        score=round(float(item.score), 6),
+        retriever=item.retriever,
+        provenance=[ValueSource(**_fields(ValueSource, p)) for p in item.provenance],
+    )
 
 
 def _cited_chunks(item: RetrievedItem) -> list[Citation]:

@@ -1,8 +1,9 @@
 """Answer generation from the merged context: an LLM when configured, extraction otherwise.
 
 Both generators read the same :class:`~geo_rag_runtime.query.context.ContextBundle` and cite its items with
-markers ``[V0]`` (``VectorRAG_Context["0"]``) and ``[G1]`` (``GraphRAG_Context["1"]``); the markers
-are parsed back into citations, so every answer names the chunks it rests on.
+markers ``[V0]`` (the first passage) and ``[G1]`` (the second graph fact or reported value): the
+``marker`` of an item of ``Answer.contexts``; the markers are parsed back into citations, so every
+answer names the chunks it rests on.
 
 * :class:`LLMGenerator` asks the configured chat model (temperature 0, fixed seed, in the client) for
   an answer grounded in the numbered items, with markers after each claim, and for the exact sentence

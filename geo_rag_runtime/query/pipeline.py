@@ -205,7 +205,7 @@ def answer_question(
         answer=generation.answer,
         generator=generation.generator,
         citations=bundle.citations(generation.markers),
-        contexts=bundle.as_dict(),
+        contexts=bundle.contexts(),
         timings_ms={stage: round(timings[stage], 2) for stage in STAGES},
         mode=mode,
         notes=notes + generation.notes,

@@ -141,4 +141,5 @@ def _fact(row: Measurement, title: str | None) -> RetrievedItem:
         page_start=row.page,
         page_end=row.page,
         provenance=[provenance],
+        measurement=row,
     )

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from geo_rag_runtime.models import Entity, RetrievedItem
+from geo_rag_runtime.models import Entity, RetrievedItem, Statement
 from geo_rag_runtime.stores.graph.base import MAX_DEPTH, Fact
 from geo_rag_runtime.stores.protocols import GraphReader
 from geo_rag_runtime.vocab import (
@@ -156,6 +156,13 @@ class GraphRetriever:
             retriever=self.name,
             chunk_id=first.get("chunk_id"),
             paper_id=first.get("paper_id"),
+            statement=Statement(
+                head=fact.head,
+                head_type=fact.head_type,
+                relation=fact.relation,
+                tail=fact.tail,
+                tail_type=fact.tail_type,
+            ),
             provenance=[
                 {
                     k: p.get(k)

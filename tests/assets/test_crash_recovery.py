@@ -120,10 +120,12 @@ def _answered_without(home: Path, paper_id: str) -> list[str]:
         answer = rag.ask(QUESTION)
     finally:
         rag.close()
-    used = {str(i.get("paper_id")) for i in answer.contexts["VectorRAG_Context"].values()}
-    for item in answer.contexts["GraphRAG_Context"].values():
-        used |= {str(p.get("paper_id")) for p in item["provenance"]}
-    assert answer.contexts["VectorRAG_Context"], "the completed paper must still answer"
+    passages = [item for item in answer.contexts if item.kind == "passage"]
+    used = {str(item.paper_id) for item in passages}
+    for item in answer.contexts:
+        if item.kind != "passage":
+            used |= {str(p.paper_id) for p in item.provenance}
+    assert passages, "the completed paper must still answer"
     assert paper_id not in used | {c.paper_id for c in answer.citations}
     return sorted(used)
 

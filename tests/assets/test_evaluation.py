@@ -15,9 +15,18 @@ import pytest
 
 from geo_assets.evaluation import metrics as em
 from geo_assets.evaluation import report as eval_report
+from geo_assets.evaluation.answering import context_texts, split_contexts
 from geo_assets.evaluation.dataset import dataset_version, load_eval_dataset
 from geo_assets.evaluation.runner import contexts_of, run_evaluation
-from geo_rag_runtime.models import Answer
+from geo_rag_runtime.models import (
+    Answer,
+    Context,
+    FactContext,
+    FactSource,
+    PassageContext,
+    ValueContext,
+    ValueSource,
+)
 from geo_rag_runtime.settings import Settings
 
 KELLER = "Keller2018_GPL_ZirconEruptionAge_CCBY.pdf"
@@ -117,31 +126,52 @@ def fake_answer(question: str, mode: str) -> Answer:
     if "Fish Canyon" in question and mode == "baseline":
         raise RuntimeError("baseline crashed on this question")
     chunks = [CHUNK_WITH, CHUNK_WITHOUT] if mode == "hybrid" else [CHUNK_WITHOUT, CHUNK_WITH]
-    vector = {str(i): {"text": t, "chunk_id": f"c{i}", "source_file": KELLER} for i, t in enumerate(chunks)}
-    graph = {"0": {"text": "zircon -[DATED_BY]-> U–Pb", "provenance": []}} if mode == "hybrid" else {}
+    vector = [
+        PassageContext(marker=f"V{i}", text=t, chunk_id=f"c{i}", source_file=KELLER)
+        for i, t in enumerate(chunks)
+    ]
+    graph = [FactContext(marker="G0", text="zircon -[DATED_BY]-> U–Pb")] if mode == "hybrid" else []
     return Answer(
         question=question,
         category="interpretable_rationale",
         strategy="test",
         answer="A likelihood-based Bayesian estimate performs competitively under all scenarios.",
         generator="extractive",
-        contexts={"VectorRAG_Context": vector, "GraphRAG_Context": graph},
+        contexts=[*vector, *graph],
         timings_ms={"total": 1.0},
         mode=mode,  # type: ignore[arg-type]
     )
 
 
 def test_contexts_of_keeps_rank_order() -> None:
-    items = {str(i): {"text": f"chunk {i}", "chunk_id": f"c{i}"} for i in (10, 2, 0, 1)}
+    passages = [PassageContext(marker=f"V{i}", text=f"chunk {i}", chunk_id=f"c{i}") for i in range(3)]
+    source = FactSource(chunk_id="c0", sentence="Zircon holds U.")
+    graph: list[Context] = [
+        ValueContext(marker="G0", text="U = 100 ppm", provenance=[ValueSource(chunk_id="c1", page_start=2)]),
+        FactContext(marker="G1", text="Zircon CONTAINS U", provenance=[source]),
+    ]
     answer = Answer(
         question="q",
         category="explicit_fact",
         strategy="s",
         answer="a",
         generator="g",
-        contexts={"VectorRAG_Context": items, "GraphRAG_Context": {"0": {"text": "fact", "provenance": []}}},
+        contexts=[*passages, *graph],
     )
     chunks, facts = contexts_of(answer)
+    assert [c["text"] for c in chunks] == ["chunk 0", "chunk 1", "chunk 2"]
+    assert [c["chunk_id"] for c in chunks] == ["c0", "c1", "c2"]
+    # facts and reported values, in marker order, as the metrics read them (a fact with its sentence)
+    assert context_texts(chunks, facts)[1] == ["U = 100 ppm", "Zircon CONTAINS U (source: Zircon holds U.)"]
+    # the same from the stored JSON of the answer
+    assert split_contexts(json.loads(answer.model_dump_json())["contexts"]) == (chunks, facts)
+
+
+def test_split_contexts_reads_the_first_shape_in_rank_order() -> None:
+    """Answers stored before ``schema_version`` answer-2 kept contexts as numbered dictionaries."""
+    items = {str(i): {"text": f"chunk {i}", "chunk_id": f"c{i}"} for i in (10, 2, 0, 1)}
+    stored = {"VectorRAG_Context": items, "GraphRAG_Context": {"0": {"text": "fact", "provenance": []}}}
+    chunks, facts = split_contexts(stored)
     assert [c["text"] for c in chunks] == ["chunk 0", "chunk 1", "chunk 2", "chunk 10"]
     assert [f["text"] for f in facts] == ["fact"]
 

@@ -16,7 +16,8 @@ from typing import Any
 
 import httpx
 
-from geo_rag_runtime.models import QUERY_TYPES, Answer, Chunk
+from geo_rag_runtime.models import ANSWER_SCHEMA_VERSION, QUERY_TYPES, Answer, Chunk, answer_json
+from geo_rag_runtime.query.generation import parse_markers
 from geo_rag_runtime.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,6 +26,7 @@ PAPERS = (
     "Keller2018_GPL_ZirconEruptionAge_CCBY.pdf",
 )
 CONTRACT_KEYS = {
+    "schema_version",
     "question",
     "category",
     "strategy",
@@ -203,18 +205,53 @@ def timeout_handler(request: httpx.Request) -> httpx.Response:
 # --------------------------------------------------------------------------- helpers
 
 
+def contexts(answer: Answer | dict[str, Any]) -> list[dict[str, Any]]:
+    """The context items of an answer (or of its JSON) as JSON objects, in marker order."""
+    payload = json.loads(answer.model_dump_json()) if isinstance(answer, Answer) else answer
+    return list(payload["contexts"])
+
+
+def passages(answer: Answer | dict[str, Any]) -> list[dict[str, Any]]:
+    """The passages ([V0], [V1] …) of an answer."""
+    return [item for item in contexts(answer) if item["kind"] == "passage"]
+
+
+def graph_items(answer: Answer | dict[str, Any]) -> list[dict[str, Any]]:
+    """The graph facts and reported values ([G0], [G1] …) of an answer."""
+    return [item for item in contexts(answer) if item["kind"] in ("fact", "value")]
+
+
+def by_marker(answer: Answer | dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {item["marker"]: item for item in contexts(answer)}
+
+
 def assert_contract(answer: Answer, kb: KnowledgeBase) -> dict[str, Any]:
-    payload = json.loads(answer.model_dump_json())
+    """The answer's JSON holds the contract: every key, typed context items in marker order (V0 … then
+    G0 …) that read back as the same model, and citations of real chunks."""
+    payload = json.loads(answer_json(answer))
     assert set(payload) == CONTRACT_KEYS | EXTRA_KEYS
+    assert payload["schema_version"] == ANSWER_SCHEMA_VERSION
     assert payload["category"] in QUERY_TYPES
-    assert set(payload["contexts"]) == {"VectorRAG_Context", "GraphRAG_Context"}
+    assert Answer.model_validate(payload).contexts == answer.contexts  # the JSON reads back as typed
     assert set(payload["timings_ms"]) == STAGE_KEYS
     assert all(value >= 0 for value in payload["timings_ms"].values())
-    for item in payload["contexts"]["VectorRAG_Context"].values():
+    kinds = [item["kind"] for item in payload["contexts"]]
+    assert kinds == sorted(kinds, key=lambda kind: kind != "passage"), "passages come first"
+    assert [item["marker"] for item in passages(payload)] == [f"V{i}" for i in range(len(passages(payload)))]
+    graph = graph_items(payload)
+    assert [item["marker"] for item in graph] == [f"G{i}" for i in range(len(graph))]
+    for item in passages(payload):
         assert item["text"] and item["chunk_id"] and item["source_file"] in kb.paper_ids
-    for item in payload["contexts"]["GraphRAG_Context"].values():
+        assert item["chunk_id"] in item["chunk_ids"] and set(item["chunk_ids"]) <= set(kb.chunks)
+    for item in graph:
         assert item["text"] and item["provenance"]
         assert all(p["chunk_id"] in kb.chunks for p in item["provenance"])
+        if item["kind"] == "fact":
+            assert item["head"] and item["relation"] and item["tail"]
+        else:
+            assert item["analyte"] and item["provenance"][0]["measurement_id"]
+    markers = by_marker(payload)
+    assert all(marker in markers for marker in parse_markers(payload["answer"])), "a marker names no item"
     for citation in payload["citations"]:
         assert set(citation) == {"paper_id", "chunk_id", "source_file", "title", "page_start", "page_end"}
         chunk = kb.chunks[citation["chunk_id"]]  # a real chunk of the knowledge base

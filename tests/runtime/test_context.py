@@ -1,12 +1,22 @@
-"""The context dictionary: deduplication, token budget, graph share, citations, sentence relevance."""
+"""The merged context: typed items in marker order, deduplication, token budget, graph share,
+citations, sentence relevance."""
 
 from __future__ import annotations
 
 import pytest
 
-from geo_rag_runtime.models import RetrievedItem
-from geo_rag_runtime.query.context import GRAPH_KEY, VECTOR_KEY, TokenCounter, build_context
+from geo_rag_runtime.models import (
+    Answer,
+    FactContext,
+    Measurement,
+    PassageContext,
+    RetrievedItem,
+    Statement,
+    ValueContext,
+)
+from geo_rag_runtime.query.context import TokenCounter, build_context
 from geo_rag_runtime.query.relevance import RelevanceScorer
+from geo_rag_runtime.query.values import value_facts
 from geo_rag_runtime.settings import Settings
 
 MAGNETITE = (
@@ -55,17 +65,86 @@ def fact(text: str, chunk_id: str = "p1-c0000-abcdef12", sentence: str = "") -> 
     )
 
 
-def test_dictionary_shape_and_item_metadata(counter: TokenCounter) -> None:
-    bundle = build_context(
-        [chunk(0, MAGNETITE), chunk(1, ZIRCON)], [fact("Magnetite CONTAINS Fe")], counter, 3000
+def test_typed_items_in_marker_order_with_their_metadata(counter: TokenCounter) -> None:
+    graph_fact = fact("Magnetite CONTAINS Fe", sentence=MAGNETITE.strip()).model_copy(
+        update={"statement": Statement(head="magnetite", head_type="MINERAL", relation="CONTAINS", tail="Fe")}
     )
-    context = bundle.as_dict()
-    assert set(context) == {VECTOR_KEY, GRAPH_KEY}
-    assert list(context[VECTOR_KEY]) == ["0", "1"] and list(context[GRAPH_KEY]) == ["0"]
-    first = context[VECTOR_KEY]["0"]
-    assert first["text"] == MAGNETITE and first["chunk_id"] == "p1-c0000-abcdef12"
-    assert {"paper_id", "source_file", "title", "section", "score"} <= set(first)
-    assert context[GRAPH_KEY]["0"]["provenance"][0]["chunk_id"] == "p1-c0000-abcdef12"
+    bundle = build_context([chunk(0, MAGNETITE), chunk(1, ZIRCON)], [graph_fact], counter, 3000)
+    contexts = bundle.contexts()
+    assert [(c.kind, c.marker) for c in contexts] == [("passage", "V0"), ("passage", "V1"), ("fact", "G0")]
+    first = contexts[0]
+    assert isinstance(first, PassageContext)
+    assert first.text == MAGNETITE and first.chunk_id == "p1-c0000-abcdef12"
+    assert (first.paper_id, first.source_file, first.title, first.section) == (
+        "p1", "paper.pdf", "A paper", "Section 0"
+    )  # fmt: skip
+    assert first.score == 1.0 and first.retriever == "dense" and first.chunk_ids == ["p1-c0000-abcdef12"]
+    facts = contexts[2]
+    assert isinstance(facts, FactContext)
+    assert (facts.head, facts.relation, facts.tail) == ("magnetite", "CONTAINS", "Fe")
+    assert facts.sentence == MAGNETITE.strip() and facts.provenance[0].chunk_id == "p1-c0000-abcdef12"
+    assert facts.provenance[0].source_file == "paper.pdf"
+    # every marker resolves to the item of that marker, and the JSON reads back as the same items
+    assert all(bundle.item(c.marker) is not None for c in contexts)
+    answer = Answer(question="q", category="explicit_fact", strategy="s", answer="a", generator="g")
+    answer.contexts = contexts
+    assert Answer.model_validate_json(answer.model_dump_json()).contexts == contexts
+
+
+class _Rows:
+    """A measurement reader with one table row of the passages' paper."""
+
+    ROW = Measurement(
+        measurement_id="m1",
+        paper_id="p1",
+        source_file="paper.pdf",
+        source_type="table",
+        analyte="87Sr/86Sr",
+        value=0.7035,
+        unit="ratio",
+        uncertainty=0.00002,
+        uncertainty_level="2σ",
+        sample="KIL-1",
+        method="TIMS",
+        page=4,
+        section="Results",
+        chunk_id="p1-c0000-abcdef12",
+        table_label="Table 2",
+        row="KIL-1",
+        column="87Sr/86Sr",
+        printed="0.70350 ± 0.00002",
+    )
+
+    def measurement_analytes(self) -> dict[str, int]:
+        return {"87Sr/86Sr": 1}
+
+    def find_measurements(self, **_: object) -> list[Measurement]:
+        return [self.ROW]
+
+
+def test_a_reported_value_is_a_typed_value_item(counter: TokenCounter) -> None:
+    from geo_rag_runtime.query.question import prepare_question
+
+    question = prepare_question("What 87Sr/86Sr values are reported for KIL-1?", 2000, None)
+    passages = [chunk(0, MAGNETITE)]
+    values = value_facts(question, passages, _Rows())
+    bundle = build_context(passages, values, counter, 3000)
+    value = bundle.contexts()[1]
+    assert isinstance(value, ValueContext) and value.marker == "G0"
+    assert (value.analyte, value.value, value.unit, value.uncertainty, value.sample) == (
+        "87Sr/86Sr", 0.7035, "ratio", 0.00002, "KIL-1"
+    )  # fmt: skip
+    assert (
+        value.printed == "0.70350 ± 0.00002" and value.source_type == "table" and value.section == "Results"
+    )
+    where = value.provenance[0]
+    assert (where.measurement_id, where.page_start, where.table_label, where.row) == (
+        "m1",
+        4,
+        "Table 2",
+        "KIL-1",
+    )
+    assert value.text.startswith("87Sr/86Sr = 0.70350 ± 0.00002")
 
 
 def test_exact_and_near_duplicates_are_dropped(counter: TokenCounter) -> None:

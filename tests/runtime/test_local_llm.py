@@ -19,7 +19,16 @@ import pytest
 from geo_rag_runtime import local_llm
 from geo_rag_runtime.errors import ServiceError
 from geo_rag_runtime.llm import LLMClient, get_llm
-from tests.runtime.knowledge_base import MAGNETITE, KnowledgeBase, assert_contract
+from geo_rag_runtime.models import ANSWER_SCHEMA_VERSION, Answer
+from geo_rag_runtime.query.generation import parse_markers
+from tests.runtime.knowledge_base import (
+    MAGNETITE,
+    KnowledgeBase,
+    assert_contract,
+    by_marker,
+    graph_items,
+    passages,
+)
 
 pytestmark = pytest.mark.slow  # a real model: about a minute in all
 
@@ -76,8 +85,8 @@ def test_the_service_finds_the_local_server_and_answers_with_citations(
     assert answer.prompts == ["select_evidence@v1", "write_answer@v1"]
     assert answer.answer and answer.answer != "Not found in the corpus.", answer.notes
     assert answer.citations, answer.answer
-    context_chunks = {item["chunk_id"] for item in payload["contexts"]["VectorRAG_Context"].values()} | {
-        p["chunk_id"] for f in payload["contexts"]["GraphRAG_Context"].values() for p in f["provenance"]
+    context_chunks = {item["chunk_id"] for item in passages(payload)} | {
+        p["chunk_id"] for f in graph_items(payload) for p in f["provenance"]
     }
     assert {c.chunk_id for c in answer.citations} <= context_chunks  # every citation resolves
     assert any(n.endswith("answer sentences supported by cited evidence") for n in answer.notes)
@@ -213,6 +222,8 @@ def test_http_streams_drafts_then_the_cited_answer(
     assert kinds[-1] == "answer" and set(kinds[:-1]) == {"draft"} and len(kinds) > 2
     answer = events[-1][1]
     assert answer["generator"] == local_llm.MODEL_NAME and answer["citations"]
+    assert Answer.model_validate(answer).schema_version == ANSWER_SCHEMA_VERSION  # the typed contract
+    assert passages(answer) and set(parse_markers(answer["answer"])) <= set(by_marker(answer))
     assert "".join(data["text"] for kind, data in events[:-1]).strip()
 
 

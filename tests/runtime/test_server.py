@@ -10,9 +10,20 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from geo_rag_runtime.models import ANSWER_SCHEMA_VERSION, Answer
+from geo_rag_runtime.query.generation import parse_markers
 from geo_rag_runtime.server import create_app
 from geo_rag_runtime.service import RagService
-from tests.runtime.knowledge_base import CONTRACT_KEYS, EXTRA_KEYS, MAGNETITE, KnowledgeBase
+from tests.runtime.knowledge_base import (
+    CONTRACT_KEYS,
+    EXTRA_KEYS,
+    MAGNETITE,
+    KnowledgeBase,
+    assert_contract,
+    by_marker,
+    graph_items,
+    passages,
+)
 
 
 @pytest.fixture()
@@ -56,11 +67,88 @@ def test_ask_returns_the_cli_json(
     printed = json.loads(capsys.readouterr().out)
     served.pop("timings_ms"), printed.pop("timings_ms")
     assert served == printed
+    assert list(served) == list(printed)  # the same serializer: the same keys in the same order
+
+
+def test_the_http_answer_is_the_typed_contract(client: TestClient, knowledge_base: KnowledgeBase) -> None:
+    """A real answer validates against the response model, its items are in marker order, and every
+    citation marker in its text names an item of ``contexts``."""
+    body = client.post("/ask", json={"question": MAGNETITE, "top_k": 3}).json()
+    answer = Answer.model_validate(body)
+    assert body["schema_version"] == ANSWER_SCHEMA_VERSION == answer.schema_version
+    assert_contract(answer, knowledge_base)
+    kinds = {item["kind"] for item in body["contexts"]}
+    assert "passage" in kinds and "fact" in kinds, kinds
+    markers = parse_markers(body["answer"])
+    assert markers and set(markers) <= set(by_marker(body))
+    cited = {c["chunk_id"] for c in body["citations"]}
+    for marker in markers:  # a cited passage's chunk is among the citations
+        item = by_marker(body)[marker]
+        if item["kind"] == "passage":
+            assert item["chunk_id"] in cited
+
+
+def test_the_streamed_answer_event_is_the_same_object(client: TestClient) -> None:
+    """Without an LLM nothing drafts: the stream is one ``answer`` event, the body of ``POST /ask``."""
+    response = client.post("/ask", json={"question": MAGNETITE, "top_k": 3, "stream": True})
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/event-stream")
+    events = [block.splitlines() for block in response.text.strip().split("\n\n")]
+    assert [lines[0] for lines in events] == ["event: answer"]
+    streamed = json.loads(events[0][1].removeprefix("data: "))
+    Answer.model_validate(streamed)
+    served = client.post("/ask", json={"question": MAGNETITE, "top_k": 3}).json()
+    streamed.pop("timings_ms"), served.pop("timings_ms")
+    assert streamed == served
+
+
+def test_openapi_describes_the_answer_and_its_context_kinds(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    responses = schema["paths"]["/ask"]["post"]["responses"]
+    content = responses["200"]["content"]
+    assert content["application/json"]["schema"] == {"$ref": "#/components/schemas/Answer"}
+    assert "text/event-stream" in content
+    for status in ("401", "413", "422", "500", "502", "503"):
+        assert responses[status]["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/ErrorBody"
+        }
+    components = schema["components"]["schemas"]
+    answer = components["Answer"]
+    assert set(answer["required"]) == set(Answer.model_fields)
+    assert answer["properties"]["schema_version"]["const"] == ANSWER_SCHEMA_VERSION
+    items = answer["properties"]["contexts"]["items"]
+    assert items["discriminator"] == {
+        "propertyName": "kind",
+        "mapping": {
+            "passage": "#/components/schemas/PassageContext",
+            "fact": "#/components/schemas/FactContext",
+            "value": "#/components/schemas/ValueContext",
+        },
+    }
+    expected = {
+        "PassageContext": {"kind", "marker", "text", "chunk_id", "paper_id", "source_file", "title",
+                           "section", "page_start", "page_end", "score", "retriever", "chunk_ids"},
+        "FactContext": {"kind", "marker", "text", "head", "head_type", "relation", "tail", "tail_type",
+                        "sentence", "score", "retriever", "provenance"},
+        "ValueContext": {"kind", "marker", "text", "analyte", "value", "value_max", "unit", "uncertainty",
+                         "uncertainty_level", "qualifier", "printed", "sample", "material", "method",
+                         "source_type", "section", "score", "retriever", "provenance"},
+        "FactSource": {"paper_id", "chunk_id", "source_file", "title", "page_start", "page_end", "sentence",
+                       "extractor", "confidence", "triple_id"},
+        "ValueSource": {"paper_id", "chunk_id", "source_file", "title", "page_start", "page_end",
+                        "measurement_id", "table_label", "row", "column", "char_start", "char_end"},
+    }  # fmt: skip
+    for name, fields in expected.items():
+        assert set(components[name]["properties"]) == fields, name
+        assert set(components[name]["required"]) == fields, name  # always present, null where unknown
+    for name, kind in (("PassageContext", "passage"), ("FactContext", "fact"), ("ValueContext", "value")):
+        assert components[name]["properties"]["kind"]["const"] == kind
+    fact_sources = components["FactContext"]["properties"]["provenance"]["items"]
+    assert fact_sources == {"$ref": "#/components/schemas/FactSource"}
 
 
 def test_baseline_mode_over_http(client: TestClient) -> None:
     body = client.post("/ask", json={"question": MAGNETITE, "mode": "baseline"}).json()
-    assert body["strategy"] == "baseline_dense" and body["contexts"]["GraphRAG_Context"] == {}
+    assert body["strategy"] == "baseline_dense" and graph_items(body) == [] and passages(body)
 
 
 @pytest.mark.parametrize(

@@ -24,9 +24,12 @@ from tests.runtime.knowledge_base import (
     ZIRCON,
     KnowledgeBase,
     assert_contract,
+    by_marker,
     chat_completion,
     failing_handler,
+    graph_items,
     mock_llm,
+    passages,
     timeout_handler,
     working_llm_handler,
 )
@@ -53,8 +56,8 @@ def test_each_category_runs_its_strategy(
     assert answer.generator == "extractive"
     assert answer.citations, answer.answer
     assert "[V" in answer.answer or "[G" in answer.answer
-    assert payload["contexts"]["VectorRAG_Context"], "no passages retrieved"
-    assert payload["contexts"]["GraphRAG_Context"], "no graph facts for a question about magnetite and Fe"
+    assert passages(payload), "no passages retrieved"
+    assert graph_items(payload), "no graph facts for a question about magnetite and Fe"
     assert not any("unavailable" in note for note in answer.notes), answer.notes
 
 
@@ -91,18 +94,18 @@ def test_baseline_uses_vectors_only(service: Any, knowledge_base: KnowledgeBase)
     payload = assert_contract(baseline, knowledge_base)
     assert baseline.mode == "baseline"
     assert baseline.strategy == "baseline_dense"
-    assert payload["contexts"]["GraphRAG_Context"] == {}
-    assert hybrid.contexts["GraphRAG_Context"]
+    assert graph_items(payload) == []
+    assert graph_items(hybrid)
     assert baseline.category in QUERY_TYPES and baseline.classification["source"] == "classifier"
     assert baseline.generator == hybrid.generator == "extractive"
     assert baseline.citations
-    top = baseline.contexts["VectorRAG_Context"]["0"]
+    top = passages(baseline)[0]
     assert top["retriever"] == "dense"
 
 
 def test_top_k_bounds_the_passages(service: Any) -> None:
     one = service.ask(ZIRCON, mode="baseline", top_k=1)
-    assert len(one.contexts["VectorRAG_Context"]) == 1
+    assert len(passages(one)) == 1
     with pytest.raises(QueryError, match="top_k"):
         service.ask(ZIRCON, top_k=0)
 
@@ -114,8 +117,8 @@ def test_context_stays_within_the_token_budget(knowledge_base: KnowledgeBase) ->
     settings = knowledge_base.settings(context_token_budget=600)
     counter = get_token_counter(settings)
     answer = RagService(settings).ask(MAGNETITE, category="implicit_reasoning", top_k=8)
-    vector = [item["text"] for item in answer.contexts["VectorRAG_Context"].values()]
-    graph = [item["text"] for item in answer.contexts["GraphRAG_Context"].values()]
+    vector = [item["text"] for item in passages(answer)]
+    graph = [item["text"] for item in graph_items(answer)]
     assert vector and graph
     assert sum(counter.count(t) for t in vector + graph) <= 600
     assert sum(counter.count(t) for t in graph) <= 150
@@ -137,7 +140,7 @@ def test_question_about_what_no_passage_mentions_abstains(knowledge_base: Knowle
         answer = service.ask(question, mode=mode)
         assert answer.answer.startswith("Not found in the corpus.") and "δ11B" in answer.answer
         assert answer.generator == "evidence_check" and answer.citations == []
-        assert answer.contexts["VectorRAG_Context"]  # what was retrieved stays visible
+        assert passages(answer)  # what was retrieved stays visible
     answered = RagService(knowledge_base.settings(generator="extractive", abstain=False)).ask(question)
     assert answered.generator == "extractive" and not answered.answer.startswith("Not found")
 
@@ -181,8 +184,8 @@ def test_missing_graph_answers_from_vectors(knowledge_base: KnowledgeBase, tmp_p
     rag = RagService(settings)
     answer = rag.ask(MAGNETITE, category="implicit_reasoning")
     assert_contract(answer, knowledge_base)
-    assert answer.contexts["GraphRAG_Context"] == {}
-    assert answer.contexts["VectorRAG_Context"] and answer.citations
+    assert graph_items(answer) == []
+    assert passages(answer) and answer.citations
     assert any("graph store unavailable" in note for note in answer.notes)
     assert rag.health()["status"] == "degraded"
 
@@ -225,7 +228,7 @@ def test_one_prompt_llm_answers_with_parsed_citations(knowledge_base: KnowledgeB
     assert answer.generator == "mock-llm"
     assert answer.strategy == "multi_query(rephrasings=llm)"
     assert answer.answer.endswith("[V0].")
-    first = payload["contexts"]["VectorRAG_Context"]["0"]
+    first = by_marker(payload)["V0"]
     assert [c.chunk_id for c in answer.citations] == [first["chunk_id"]]
     prompt = calls[-1]["messages"][1]["content"]
     assert "[V0]" in prompt and MAGNETITE in prompt
@@ -239,10 +242,10 @@ def test_llm_drives_expansion_compression_and_source_choice(knowledge_base: Know
     rag = RagService(settings, llm=mock_llm(settings, working_llm_handler([])))
     rationale = rag.ask(MAGNETITE, category="interpretable_rationale")
     assert rationale.strategy == "keyword_expansion+compression(expansion=llm, compression=llm)"
-    assert len(rationale.contexts["VectorRAG_Context"]) == 1  # the mock keeps one sentence of passage 0
+    assert len(passages(rationale)) == 1  # the mock keeps one sentence of passage 0
     hidden = rag.ask(MAGNETITE, category="hidden_rationale")
     assert hidden.strategy.startswith("hybrid_sparse_dense(") and hidden.strategy.endswith("choice=llm)")
-    assert len(hidden.contexts["VectorRAG_Context"]) == 1 and hidden.contexts["GraphRAG_Context"] == {}
+    assert len(passages(hidden)) == 1 and graph_items(hidden) == []
     assert rationale.prompts[:2] == ["expand@v1", "compress@v1"]
     assert hidden.prompts[0] == "choose_sources@v1"
     only_expand = knowledge_base.settings(llm_steps=["expand"])
@@ -340,12 +343,11 @@ def test_grounded_answer_is_cited_in_code(knowledge_base: KnowledgeBase) -> None
     assert answer.generator == "mock-llm"
     assert "[V3]" not in answer.answer and answer.answer.count("[V") == 1
     marker = answer.answer.split("[V", 1)[1].split("]", 1)[0]
-    cited = payload["contexts"]["VectorRAG_Context"][marker]
+    cited = by_marker(payload)[f"V{marker}"]
     sentence = answer.answer.split(" [", 1)[0]
     assert " ".join(sentence.split())[:60] in " ".join(cited["text"].split())
     assert answer.citations[0].chunk_id == cited["chunk_id"]
-    facts = payload["contexts"]["GraphRAG_Context"]
-    fact_chunks = {p["chunk_id"] for f in facts.values() for p in f["provenance"]}
+    fact_chunks = {p["chunk_id"] for f in graph_items(payload) for p in f["provenance"]}
     assert {c.chunk_id for c in answer.citations[1:]} <= fact_chunks  # [G#] markers cite their sources
     assert "1/1 answer sentences supported by cited evidence" in answer.notes
     select, write = calls
@@ -382,6 +384,6 @@ def test_citations_name_the_pdf_pages(service: Any, knowledge_base: KnowledgeBas
         n_pages = len(pypdf.PdfReader(REPO / "data" / "papers" / citation.source_file).pages)
         assert citation.page_start is not None and citation.page_end is not None, citation
         assert 1 <= citation.page_start <= citation.page_end <= n_pages
-    for item in answer.contexts["VectorRAG_Context"].values():
+    for item in passages(answer):
         assert item["page_start"] is not None
     assert "p. " in format_answer(answer)

@@ -8,7 +8,7 @@ from typing import Any
 from geo_rag_runtime.models import Entity, Measurement
 from geo_rag_runtime.query.question import Question
 from geo_rag_runtime.query.values import question_analytes, row_text
-from tests.runtime.knowledge_base import KnowledgeBase
+from tests.runtime.knowledge_base import KnowledgeBase, graph_items
 
 KNOWN = ["age", "87Sr/86Sr", "(La/Yb)N", "SiO2", "Tp", "T", "MSWD"]
 
@@ -31,12 +31,17 @@ def test_an_age_question_gets_the_reported_ages_cited(service: Any, knowledge_ba
     answer = service.ask(
         "What eruption ages are reported from the zircon ages?", mode="hybrid", category="explicit_fact"
     )
-    graph = answer.contexts["GraphRAG_Context"]
-    values = [item for item in graph.values() if item["retriever"] == "measurements"]
+    graph = graph_items(answer)
+    values = [item for item in graph if item["kind"] == "value"]
     assert values, graph
     keller = knowledge_base.paper_ids["Keller2018_GPL_ZirconEruptionAge_CCBY.pdf"]
     for item in values:
-        assert item["text"].startswith("age = ")
+        assert (
+            item["text"].startswith("age = ")
+            and item["analyte"] == "age"
+            and item["retriever"] == "measurements"
+        )
+        assert item["value"] is not None and item["unit"]
         (source,) = item["provenance"]
         assert source["paper_id"] == keller and source["page_start"] >= 1
         assert source["chunk_id"] in knowledge_base.chunks
@@ -45,18 +50,14 @@ def test_an_age_question_gets_the_reported_ages_cited(service: Any, knowledge_ba
         chunk = knowledge_base.chunks[source["chunk_id"]]
         assert chunk.char_start <= source["char_start"] < source["char_end"] <= chunk.char_end
     # values come first among the facts, and no more than a compact table of them
-    kinds = [item["retriever"] for item in graph.values()]
-    assert kinds[: len(values)] == ["measurements"] * len(values)
+    kinds = [item["kind"] for item in graph]
+    assert kinds[: len(values)] == ["value"] * len(values)
     assert len(values) <= 8
 
 
 def test_values_only_for_explicit_facts_that_name_an_analyte_and_only_in_hybrid(service: Any) -> None:
     def values(answer: Any) -> list[str]:
-        return [
-            i["text"]
-            for i in answer.contexts["GraphRAG_Context"].values()
-            if i["retriever"] == "measurements"
-        ]
+        return [i["text"] for i in graph_items(answer) if i["kind"] == "value"]
 
     ages = "What eruption ages are reported from the zircon ages?"
     assert (
