@@ -290,8 +290,8 @@ class PassageContext(BaseModel):
     )
 
 
-class FactSource(BaseModel):
-    """One extracted triple that states a graph fact: where it was read."""
+class SourceLocation(BaseModel):
+    """Where a fact or a value was read: paper, chunk, file, title and pages (shared by both kinds)."""
 
     model_config = _ALWAYS_PRESENT
 
@@ -301,6 +301,11 @@ class FactSource(BaseModel):
     title: str | None = None
     page_start: int | None = None
     page_end: int | None = None
+
+
+class FactSource(SourceLocation):
+    """One extracted triple that states a graph fact: where it was read."""
+
     sentence: str | None = Field(default=None, description="the sentence the triple was extracted from")
     extractor: str | None = None
     confidence: float | None = None
@@ -326,17 +331,9 @@ class FactContext(BaseModel):
     provenance: list[FactSource] = Field(default_factory=list, description="best supported first")
 
 
-class ValueSource(BaseModel):
+class ValueSource(SourceLocation):
     """Where a reported value is printed: the paper, page, and table cell or text offsets."""
 
-    model_config = _ALWAYS_PRESENT
-
-    paper_id: str | None = None
-    chunk_id: str | None = None
-    source_file: str | None = None
-    title: str | None = None
-    page_start: int | None = None
-    page_end: int | None = None
     measurement_id: str | None = None
     table_label: str | None = None
     row: str | None = None
