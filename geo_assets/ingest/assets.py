@@ -213,13 +213,13 @@ def cleaned_text(context: dg.AssetExecutionContext, paper_json: Paper, documents
             pages = text_layer_pages(path)
         except Exception as exc:  # pypdf could not read it again: the text is kept, coverage unknown
             context.log.warning(f"{paper_json.source_file}: text layer unreadable for coverage: {exc}")
+    cleaned = clean_paper(paper_json)
     recovered: list[int] = []
     if pages:
-        parsed = measure_coverage(pages, clean_paper(paper_json).text).share
+        parsed = measure_coverage(pages, cleaned.text).share
         paper, recovered = recover_lost_text(paper_json, pages)
-    else:
-        paper = paper_json
-    cleaned = clean_paper(paper)
+        if recovered:  # cleaned again only when pages were added
+            cleaned = clean_paper(paper)
     metadata: dict[str, Any] = {
         "characters": len(cleaned.text),
         "sections": len(cleaned.sections),

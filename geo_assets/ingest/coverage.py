@@ -121,20 +121,13 @@ def _pages(pages: Sequence[int]) -> str:
     return shown + (f" … ({len(pages)} pages)" if len(pages) > 12 else "")
 
 
-def measure_coverage(
-    pages: Sequence[str], text: str, *, found: set[str] | None = None, despaced: str | None = None
-) -> Coverage:
-    """The share of the pages' distinct words found in ``text``, overall and per page.
-
-    ``found`` and ``despaced`` (``words_of(text)`` and the text's letters without spaces) may be
-    passed when the same text is measured against many pages.
-    """
-    found = words_of(text) if found is None else found
+def measure_coverage(pages: Sequence[str], text: str) -> Coverage:
+    """The share of the pages' distinct words found in ``text``, overall and per page."""
+    found = words_of(text)
     # some PDFs (AGU/Wiley, PNAS) place words without space glyphs, so a text-layer reader returns
     # "createdbytheopeningandclosing": a long word is found when it occurs in the text read without
     # spaces (short words are not looked up so: nearly every 4-letter string occurs somewhere)
-    if despaced is None:
-        despaced = _NOT_LETTER.sub("", text.casefold())
+    despaced = _NOT_LETTER.sub("", text.casefold())
     per_page = [words_of(p) for p in pages]
     layer = set().union(*per_page) if per_page else set()
     hits = {w for w in layer if w in found or (len(w) >= _GLUED_MIN and w in despaced)}

@@ -20,7 +20,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from geo_assets.ingest.coverage import measure_coverage, words_of
+from geo_assets.ingest.coverage import measure_coverage
 from geo_rag_runtime.models import Paper, Section
 from geo_rag_runtime.text.clean import is_boilerplate, strip_repeated_lines
 
@@ -31,7 +31,6 @@ RECOVERED_HEADING = "Text recovered from page {page}"
 _MIN_LINE_CHARS = 12  # letters and digits: a shorter line (a label, a page number) cannot be told
 _MIN_RUN_CHARS = 40  # a run of lost lines shorter than this is debris
 _NOT_ALNUM = re.compile(r"[\W_]+")
-_NOT_LETTER = re.compile(r"[\W\d_]+")
 
 
 def paper_text(paper: Paper) -> str:
@@ -86,15 +85,13 @@ def _lost_runs(lines: Sequence[str], known: str) -> list[str]:
 def recover_lost_text(paper: Paper, pages: Sequence[str]) -> tuple[Paper, list[int]]:
     """The paper with the lost text of its poorly read pages added, and those pages (1-based)."""
     text = paper_text(paper)
-    found = words_of(text)
-    despaced = _NOT_LETTER.sub("", text.casefold())
     known = _key(text)
+    shares = measure_coverage(pages, text).page_shares  # None: a page without words
     cleaned_pages = strip_repeated_lines(pages)
     added: list[Section] = []
     recovered: list[int] = []
-    for number, (raw, page) in enumerate(zip(pages, cleaned_pages, strict=True), 1):
-        share = measure_coverage([raw], text, found=found, despaced=despaced).share
-        if not words_of(raw) or share >= RECOVER_PAGE_BELOW:
+    for number, (share, page) in enumerate(zip(shares, cleaned_pages, strict=True), 1):
+        if share is None or share >= RECOVER_PAGE_BELOW:
             continue
         paragraphs = _lost_runs(page.splitlines(), known)
         if not paragraphs:

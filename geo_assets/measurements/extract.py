@@ -60,13 +60,11 @@ def paper_measurements(
             sentence = section.text[s_start:s_end]
             values = extract_text_values(sentence)
             mentions = sample_mentions(sentence)
-            if not values:
-                carried = "; ".join(mentions[-1].names) if mentions else carried
-                continue
-            samples = [
-                own or carried for own in samples_for_values(sentence, [(v.start, v.end) for v in values])
-            ]
+            spans = [(v.start, v.end) for v in values]
+            samples = [own or carried for own in samples_for_values(sentence, spans, mentions)]
             carried = "; ".join(mentions[-1].names) if mentions else carried
+            if not values:
+                continue
             entities = recognize(sentence)
             materials = {e.name for e in entities if e.type in _MATERIAL_TYPES}
             methods = {e.name for e in entities if e.type in _METHOD_TYPES}

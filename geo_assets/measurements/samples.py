@@ -116,9 +116,12 @@ def sample_mentions(sentence: str) -> list[SampleMention]:
     return sorted(found, key=lambda m: m.start)
 
 
-def samples_for_values(sentence: str, spans: Sequence[tuple[int, int]]) -> list[str]:
-    """For each value (its span in ``sentence``): its sample(s), "; "-joined, or ""."""
-    mentions = sample_mentions(sentence)
+def samples_for_values(
+    sentence: str, spans: Sequence[tuple[int, int]], mentions: Sequence[SampleMention] | None = None
+) -> list[str]:
+    """For each value (its span in ``sentence``): its sample(s), "; "-joined, or "" (``mentions``:
+    the sentence's :func:`sample_mentions`, when the caller has them already)."""
+    mentions = sample_mentions(sentence) if mentions is None else mentions
     if not mentions:
         return [""] * len(spans)
     names = [n for m in mentions for n in m.names]
