@@ -343,6 +343,9 @@ def open_document_store(settings: Settings, *, read_only: bool = False) -> Docum
 
         folder = settings.path("documents")
         _check_files(folder / settings.mongodb_db)
+        # litemongo creates these folders with check-then-mkdir, which races when several processes
+        # open a fresh home at once (FileExistsError in the loser); creating them first is idempotent.
+        (folder / settings.mongodb_db).mkdir(parents=True, exist_ok=True)
         client = litemongo.connect(str(folder))
         store = DocumentStore(
             client[settings.mongodb_db], lock_path=folder / "documents.lock", backend="litemongo"
