@@ -18,7 +18,7 @@ An archive is data from outside, so restore trusts nothing in it:
   fits on the disk.
 * Nothing is unpickled, ever: the archive carries no ``model.joblib`` (an archive that does is
   refused), vectors load with ``allow_pickle=False``, and the router is restored as its numpy copy,
-  which loads without scikit-learn or pickle (``classifier.QueryClassifier.load``). A home whose
+  which loads without scikit-learn or pickle (``router.model.QueryClassifier.load``). A home whose
   router had no numpy copy gets none, and the next ``geo-rag ingest`` retrains it.
 * The embedded stores are built in a staging folder inside the home (same file system, even when
   the home is a volume) and moved into place by renaming, store by store, only when all of them

@@ -182,7 +182,7 @@ class RagService:
         runs answers the next question, without a restart. Three ``stat`` calls per question decide
         it (``classifier.artifact_stamp``); an artifact that failed to load is retried when its
         files change, or after a while."""
-        from geo_rag_runtime.classifier import artifact_stamp, default_artifact_dir
+        from geo_rag_runtime.router.model import artifact_stamp, default_artifact_dir
 
         stamp = artifact_stamp(default_artifact_dir(self.settings))
         with self._open_lock:

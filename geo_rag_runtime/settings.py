@@ -138,7 +138,7 @@ class Settings(BaseSettings):
     abstain: bool = Field(
         default=True,
         description="answer 'Not found in the corpus' when an entity the question names occurs in no "
-        "retrieved passage (geo_rag_runtime.query.support)",
+        "retrieved passage (geo_rag_runtime.query.abstention)",
     )
     max_question_chars: int = 2000
     api_token: str | None = None

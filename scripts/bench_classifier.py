@@ -5,7 +5,7 @@
 Prints the comparison table (stratified and template-grouped 5-fold CV, fit time, test macro-F1 of
 each candidate), the shipped model's test macro-F1, per-class report, confusion matrix, confidence
 table and misclassified test questions, then the load time and p50/p95 latency of classifying one
-question with the saved artifact loaded through ``geo_rag_runtime.classifier``.
+question with the saved artifact loaded through ``geo_rag_runtime.router.model``.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from geo_assets.queries.classifier_training import MIN_TEST_MACRO_F1, save_classifier, train_classifier
 from geo_assets.queries.synthetic_queries import (
     dataset_version,
     generate_synthetic_queries,
     load_seed_queries,
 )
-from geo_rag_runtime.classifier import QueryClassifier
 from geo_rag_runtime.models import QUERY_TYPES
+from geo_rag_runtime.router.model import QueryClassifier
+from geo_rag_runtime.router.training import MIN_TEST_MACRO_F1, save_classifier, train_classifier
 
 _SHORT = {
     "explicit_fact": "fact",

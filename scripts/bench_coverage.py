@@ -18,7 +18,7 @@ import statistics
 import time
 from pathlib import Path
 
-from geo_assets.ingest.cleaning import clean_paper
+from geo_assets.ingest.cleaned_paper import clean_paper
 from geo_assets.ingest.coverage import measure_coverage, text_layer_pages
 from geo_assets.ingest.pdf import pdf_to_tei
 from geo_assets.ingest.recovery import recover_lost_text

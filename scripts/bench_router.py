@@ -61,8 +61,8 @@ def main(argv: list[str]) -> int:
 
     from sklearn.metrics import f1_score
 
-    from geo_rag_runtime.classifier import QueryClassifier, default_artifact_dir
     from geo_rag_runtime.models import QUERY_TYPES
+    from geo_rag_runtime.router.model import QueryClassifier, default_artifact_dir
     from geo_rag_runtime.settings import get_settings
 
     settings = get_settings()

@@ -20,7 +20,7 @@ from pathlib import Path
 import pypdf
 
 from geo_rag_runtime.settings import Settings
-from geo_rag_runtime.text.normalize import normalize_tokens
+from geo_rag_runtime.text.keyword_terms import normalize_tokens
 from geo_rag_runtime.text.sentences import split_sentences
 from geo_rag_runtime.text.tokenizer import get_token_counter
 from geo_rag_runtime.vocab import recognize

@@ -142,7 +142,7 @@ def _score_samples_in_papers(rows: list[dict[str, str]], papers: Path) -> list[s
     gold text row is matched to the row of the same sentence, analyte, value and unit. Reports the
     share of matched rows whose gold names a sample that get it right, and how often a row gets a
     sample where the gold names none."""
-    from geo_assets.ingest.cleaning import clean_paper
+    from geo_assets.ingest.cleaned_paper import clean_paper
     from geo_assets.ingest.pdf import pdf_to_tei
     from geo_assets.ingest.tei import tei_to_paper
     from geo_assets.measurements.extract import paper_measurements

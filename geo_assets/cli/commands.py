@@ -166,7 +166,7 @@ def _ingest_locked(
     bar.close()
     failed_papers = len({f.split(":")[0] for f in failures})
     _export_embedder(settings, out, err)
-    from geo_rag_runtime.classifier import default_artifact_dir
+    from geo_rag_runtime.router.model import default_artifact_dir
 
     # the corpus assets follow any newly ingested paper, and are rebuilt when the router is missing
     classifier_missing = not (default_artifact_dir(settings) / "manifest.json").is_file()

@@ -159,7 +159,7 @@ def store_versions(settings: Settings) -> tuple[dict[str, Any], dict[str, str]]:
             store.close()
 
     def classifier() -> Any:
-        from geo_rag_runtime.classifier import MANIFEST_FILE, default_artifact_dir
+        from geo_rag_runtime.router.model import MANIFEST_FILE, default_artifact_dir
 
         path = default_artifact_dir(settings) / MANIFEST_FILE
         if not path.is_file():

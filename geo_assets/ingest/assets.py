@@ -201,7 +201,7 @@ def paper_json(tei_xml: dict[str, Any], documents: DocumentStoreResource, home_w
     "(coverage): the check warns below 0.9 and fails below 0.6, naming the pages.",
 )
 def cleaned_text(context: dg.AssetExecutionContext, paper_json: Paper, documents: DocumentStoreResource):
-    from geo_assets.ingest.cleaning import clean_paper
+    from geo_assets.ingest.cleaned_paper import clean_paper
     from geo_assets.ingest.coverage import FAIL_BELOW, measure_coverage, text_layer_pages
     from geo_assets.ingest.recovery import recover_lost_text
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from geo_rag_runtime import contract
 from geo_rag_runtime.models import Chunk, CleanedPaper, CleanSection
-from geo_rag_runtime.text.normalize import normalize_tokens
+from geo_rag_runtime.text.keyword_terms import normalize_tokens
 from geo_rag_runtime.text.sentences import split_sentences
 from geo_rag_runtime.text.tokenizer import TokenCounter
 

@@ -7,7 +7,7 @@ this is the same composition for benchmarks and test fixtures, so they cannot dr
 from pathlib import Path
 
 from geo_assets.ingest.chunking import chunk_paper
-from geo_assets.ingest.cleaning import clean_paper
+from geo_assets.ingest.cleaned_paper import clean_paper
 from geo_assets.ingest.pdf import pdf_to_tei
 from geo_assets.ingest.tei import tei_to_paper
 from geo_rag_runtime import contract

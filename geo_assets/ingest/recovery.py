@@ -22,7 +22,7 @@ from collections.abc import Sequence
 
 from geo_assets.ingest.coverage import measure_coverage
 from geo_rag_runtime.models import Paper, Section
-from geo_rag_runtime.text.clean import is_boilerplate, strip_repeated_lines
+from geo_rag_runtime.text.readable import is_boilerplate, strip_repeated_lines
 
 __all__ = ["RECOVER_PAGE_BELOW", "RECOVERED_HEADING", "paper_text", "recover_lost_text"]
 

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from geo_assets.ingest.chunking import page_at
-from geo_assets.ingest.cleaning import table_heading
+from geo_assets.ingest.cleaned_paper import table_heading
 from geo_assets.measurements.samples import normalise_names, sample_mentions, samples_for_values
 from geo_assets.measurements.table_values import TableValue, extract_table_values
 from geo_assets.measurements.text_values import TextValue, extract_text_values

@@ -85,9 +85,9 @@ def synthetic_queries(
     "hand-written seed questions it never saw.",
 )
 def query_classifier(synthetic_queries: pd.DataFrame, geo: GeoRagResource, home_writer: HomeWriterResource):
-    from geo_assets.queries.classifier_training import MIN_TEST_MACRO_F1, save_classifier, train_classifier
     from geo_assets.queries.synthetic_queries import dataset_version, load_seed_queries, load_written_queries
-    from geo_rag_runtime.classifier import default_artifact_dir
+    from geo_rag_runtime.router.model import default_artifact_dir
+    from geo_rag_runtime.router.training import MIN_TEST_MACRO_F1, save_classifier, train_classifier
 
     settings = geo.settings()
     training = pd.concat([synthetic_queries, load_written_queries()], ignore_index=True)

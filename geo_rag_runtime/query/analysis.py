@@ -58,7 +58,7 @@ _WORD = re.compile(r"[^\s,;:?!()\[\]{}\"“”‘’]+")
 
 def keyword_form(question: str) -> str:
     """The question without question words and stop words, notation kept as written."""
-    from geo_rag_runtime.text.normalize import STOP_WORDS
+    from geo_rag_runtime.text.keyword_terms import STOP_WORDS
 
     kept = []
     for match in _WORD.finditer(question):

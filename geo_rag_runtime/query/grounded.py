@@ -11,7 +11,7 @@ narrow tasks and its citations are never trusted:
    asking the model.
 2. **Select** (``SELECT_EVIDENCE``, JSON schema): the model lists the numbers of the sentences that
    answer the question, or says none does → the extractive answer (its "none" was wrong far more
-   often than right; abstention is the entity check's job, ``query/support.py``).
+   often than right; abstention is the entity check's job, ``query/abstention.py``).
 3. **Write** (``WRITE_ANSWER``, same prompt prefix so llama.cpp reuses its KV cache): a short answer
    from the chosen sentences only.
 4. **Attribute** (code): each answer sentence is matched to the evidence sentence that supports it —

@@ -35,16 +35,16 @@ from typing import Literal
 
 from geo_rag_runtime.errors import QueryError, ServiceError, StoreError
 from geo_rag_runtime.models import QUERY_TYPES, Answer, QueryType, RetrievedItem
+from geo_rag_runtime.query.abstention import unsupported
 from geo_rag_runtime.query.context import ContextBundle, build_context
 from geo_rag_runtime.query.generation import NOT_FOUND, ExtractiveGenerator, Generation, LLMGenerator
 from geo_rag_runtime.query.graph_facts import facts_for_the_question, graph_facts
 from geo_rag_runtime.query.grounded import GroundedGenerator
 from geo_rag_runtime.query.question import Question, clean_question, prepare_question
+from geo_rag_runtime.query.reported_values import value_facts
 from geo_rag_runtime.query.routing import Route, route
 from geo_rag_runtime.query.strategies import StrategyRun, strategy_for
-from geo_rag_runtime.query.support import unsupported
 from geo_rag_runtime.query.tools import RetrievalTools
-from geo_rag_runtime.query.values import value_facts
 from geo_rag_runtime.settings import Settings
 from geo_rag_runtime.stores.protocols import QueryClassifierModel, TokenCounter
 

@@ -184,7 +184,7 @@ class RelevanceScorer:
         self.query_embedder = CachedQueryEmbedder(embedder, self.cache)
         self._recognize = recognize
         if keywords is None:
-            from geo_rag_runtime.text.normalize import normalize_tokens
+            from geo_rag_runtime.text.keyword_terms import normalize_tokens
 
             keywords = normalize_tokens
         self._keywords = keywords

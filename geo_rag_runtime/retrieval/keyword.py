@@ -18,7 +18,7 @@ __all__ = ["KeywordRetriever", "record_item"]
 
 
 def _default_tokenize() -> Callable[[str], list[str]]:
-    from geo_rag_runtime.text.normalize import normalize_tokens
+    from geo_rag_runtime.text.keyword_terms import normalize_tokens
 
     return normalize_tokens
 

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from geo_rag_runtime.settings import Settings
 
 if TYPE_CHECKING:
-    from geo_rag_runtime.classifier import QueryClassifier
     from geo_rag_runtime.embeddings import Embedder
     from geo_rag_runtime.llm import LLMClient
+    from geo_rag_runtime.router.model import QueryClassifier
     from geo_rag_runtime.stores.documents import DocumentStore
     from geo_rag_runtime.stores.graph.base import GraphStore
     from geo_rag_runtime.stores.sparse import SparseIndex
@@ -79,7 +79,7 @@ def open_llm(settings: Settings) -> LLMClient | None:
 
 def open_classifier(settings: Settings) -> QueryClassifier:
     """The query classifier artifact (hash-checked; loaded once per process, reloaded when retrained)."""
-    from geo_rag_runtime.classifier import get_classifier
+    from geo_rag_runtime.router.model import get_classifier
 
     return get_classifier(settings)
 
@@ -145,7 +145,7 @@ def store_counts(settings: Settings) -> dict[str, Any]:
     except Exception as exc:
         counts["graph"] = {"error": str(exc)}
     try:
-        from geo_rag_runtime.classifier import classifier_manifest
+        from geo_rag_runtime.router.model import classifier_manifest
 
         counts["classifier"] = classifier_manifest(settings)
     except Exception as exc:

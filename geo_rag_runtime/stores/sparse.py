@@ -73,7 +73,7 @@ def _write_json_atomic(path: Path, payload: Any) -> None:
 
 
 def _default_tokenize() -> Callable[[str], list[str]]:
-    from geo_rag_runtime.text.normalize import normalize_tokens
+    from geo_rag_runtime.text.keyword_terms import normalize_tokens
 
     return normalize_tokens
 

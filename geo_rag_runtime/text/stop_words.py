@@ -2,7 +2,7 @@
 BSD-3-Clause, from the Glasgow Information Retrieval Group's list), copied.
 
 Why a copy instead of the import: importing it imports scikit-learn, scipy.stats and pandas —
-1.2–2 s of every cold ``geo-rag ask``, whose target is 3 s. ``tests/runtime/test_normalize.py``
+1.2–2 s of every cold ``geo-rag ask``, whose target is 3 s. ``tests/runtime/test_keyword_terms.py``
 checks that the copy equals the installed scikit-learn's list, so it cannot drift unnoticed.
 """
 

@@ -16,7 +16,7 @@ from lxml import etree
 
 from geo_rag_runtime.contract import file_sha256, paper_id_from_sha256
 from geo_rag_runtime.models import Caption, Paper, Reference, Section
-from geo_rag_runtime.text.clean import strip_repeated_lines
+from geo_rag_runtime.text.readable import strip_repeated_lines
 
 TEI = {"t": "http://www.tei-c.org/ns/1.0"}
 

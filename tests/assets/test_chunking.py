@@ -9,10 +9,10 @@ from typing import Literal
 import pytest
 
 from geo_assets.ingest.chunking import chunk_paper
-from geo_assets.ingest.cleaning import clean_paper
+from geo_assets.ingest.cleaned_paper import clean_paper
 from geo_rag_runtime.contract import chunk_id
 from geo_rag_runtime.models import Chunk, CleanedPaper, CleanSection
-from geo_rag_runtime.text.normalize import normalize_tokens
+from geo_rag_runtime.text.keyword_terms import normalize_tokens
 from geo_rag_runtime.text.tokenizer import HFTokenCounter, RegexTokenCounter, TokenCounter
 from tests.assets.paper_builders import paper_from_pdf, paper_from_tei
 

@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from geo_assets.queries import classifier_training as ct
 from geo_assets.queries.synthetic_queries import (
     dataset_version,
     generate_synthetic_queries,
@@ -17,8 +16,9 @@ from geo_assets.queries.synthetic_queries import (
     load_seed_queries,
     load_written_queries,
 )
-from geo_rag_runtime.classifier import MANIFEST_FILE, MODEL_FILE, QueryClassifier
 from geo_rag_runtime.models import QUERY_TYPES
+from geo_rag_runtime.router import training as ct
+from geo_rag_runtime.router.model import MANIFEST_FILE, MODEL_FILE, QueryClassifier
 
 
 @pytest.fixture(scope="module")
@@ -168,9 +168,9 @@ def test_saved_artifact_loads_and_predicts_like_the_pipeline(
 
 _SAVE_IN_A_FRESH_PROCESS = """
 import sys
-from geo_assets.queries import classifier_training as ct
+from geo_rag_runtime.router import training as ct
 from geo_assets.queries.synthetic_queries import dataset_version, generate_synthetic_queries, load_seed_queries
-from geo_rag_runtime.classifier import QueryClassifier
+from geo_rag_runtime.router.model import QueryClassifier
 train = generate_synthetic_queries({}, n_per_type=40, seed=13)
 result = ct.train_classifier(train, load_seed_queries(), seed=13, models=[ct.SHIPPED_MODEL])
 folder = ct.save_classifier(result, sys.argv[1], dataset_version(train))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from geo_assets.ingest.cleaning import clean_paper
+from geo_assets.ingest.cleaned_paper import clean_paper
 from geo_assets.ingest.coverage import FAIL_BELOW, WARN_BELOW, measure_coverage, text_layer_pages, words_of
 from geo_assets.ingest.pdf import pdf_to_tei
 from geo_assets.ingest.recovery import RECOVERED_HEADING, recover_lost_text

@@ -133,7 +133,7 @@ def _answered_without(home: Path, paper_id: str) -> list[str]:
 def _clean_load(pdfs: list[Path], home: Path) -> dict[str, Any]:
     """What a clean run writes for these papers, loaded straight into empty stores (no Dagster)."""
     from geo_assets.graph.extraction import extract_triples_with
-    from geo_assets.ingest.cleaning import clean_paper
+    from geo_assets.ingest.cleaned_paper import clean_paper
     from geo_assets.ingest.pipeline import chunks_from_pdf
     from geo_assets.measurements.extract import paper_measurements
     from geo_rag_runtime.settings import Settings

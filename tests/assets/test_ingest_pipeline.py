@@ -172,7 +172,7 @@ def classifier_rebuilt(ingested: dict, retired: dict) -> dict:
     import io
 
     from geo_assets.cli.commands import ingest
-    from geo_rag_runtime.classifier import default_artifact_dir
+    from geo_rag_runtime.router.model import default_artifact_dir
     from geo_rag_runtime.settings import get_settings
 
     artifact = default_artifact_dir(get_settings())

@@ -161,7 +161,7 @@ def test_temperature_and_pressure_follow_their_units() -> None:
 @pytest.fixture(scope="module")
 def zhu_rows(tmp_path_factory: pytest.TempPathFactory) -> list[Measurement]:
     from geo_assets.ingest.chunking import chunk_paper
-    from geo_assets.ingest.cleaning import clean_paper
+    from geo_assets.ingest.cleaned_paper import clean_paper
     from geo_assets.ingest.pipeline import paper_from_pdf
     from geo_assets.measurements.extract import paper_measurements
     from geo_rag_runtime.settings import Settings
@@ -351,7 +351,7 @@ def test_the_export_leaves_out_papers_being_rebuilt_or_retired(
 def test_grobid_table_cells_are_read_and_searchable(grobid_samples: Path) -> None:
     """GROBID's <table><row><cell> reaches paper_json, the cleaned text and the chunks."""
     from geo_assets.ingest.chunking import chunk_paper
-    from geo_assets.ingest.cleaning import clean_paper
+    from geo_assets.ingest.cleaned_paper import clean_paper
     from geo_assets.ingest.tei import tei_to_paper
     from geo_rag_runtime.settings import Settings
     from geo_rag_runtime.text.tokenizer import get_token_counter
@@ -418,7 +418,7 @@ def test_table_headers_name_analytes_units_and_uncertainties() -> None:
 
 def test_table_rows_become_measurements_located_in_the_text() -> None:
     from geo_assets.ingest.chunking import chunk_paper
-    from geo_assets.ingest.cleaning import clean_paper
+    from geo_assets.ingest.cleaned_paper import clean_paper
     from geo_assets.measurements.extract import paper_measurements
     from geo_rag_runtime.models import Caption, Paper, Section
     from geo_rag_runtime.settings import Settings
@@ -487,7 +487,7 @@ def test_a_table_that_breaks_the_readers_fails_no_paper(monkeypatch: pytest.Monk
     assert table.rows == [] and table.text  # the caption stays
 
     from geo_assets.ingest.chunking import chunk_paper
-    from geo_assets.ingest.cleaning import clean_paper
+    from geo_assets.ingest.cleaned_paper import clean_paper
     from geo_rag_runtime.models import Caption
     from geo_rag_runtime.settings import Settings
     from geo_rag_runtime.text.tokenizer import get_token_counter

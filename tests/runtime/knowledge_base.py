@@ -77,14 +77,14 @@ class KnowledgeBase:
 
 def _build(root: Path) -> KnowledgeBase:
     from geo_assets.graph.extraction import extract_triples_with
-    from geo_assets.ingest.cleaning import clean_paper
+    from geo_assets.ingest.cleaned_paper import clean_paper
     from geo_assets.ingest.onnx_export import export_onnx
     from geo_assets.ingest.pipeline import chunks_from_pdf
     from geo_assets.measurements.extract import paper_measurements
-    from geo_assets.queries.classifier_training import SHIPPED_MODEL, build_pipeline, candidate_models
     from geo_assets.queries.synthetic_queries import dataset_version, generate_synthetic_queries
-    from geo_rag_runtime.classifier import default_artifact_dir, write_artifact
     from geo_rag_runtime.embeddings import get_embedder
+    from geo_rag_runtime.router.model import default_artifact_dir, write_artifact
+    from geo_rag_runtime.router.training import SHIPPED_MODEL, build_pipeline, candidate_models
     from geo_rag_runtime.stores.documents import open_document_store
     from geo_rag_runtime.stores.graph import get_graph_store
     from geo_rag_runtime.stores.sparse import SparseIndex

@@ -31,7 +31,7 @@ def token_counter():  # type: ignore[no-untyped-def]
 def paper_chunks(path: Path) -> tuple[Chunk, ...]:
     """512-token chunks (100 overlap) of one corpus paper."""
     from geo_assets.ingest.chunking import chunk_paper
-    from geo_assets.ingest.cleaning import clean_paper
+    from geo_assets.ingest.cleaned_paper import clean_paper
     from geo_assets.ingest.pipeline import paper_from_pdf
 
     return tuple(chunk_paper(clean_paper(paper_from_pdf(path)), token_counter(), max_tokens=512, overlap=100))

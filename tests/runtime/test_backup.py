@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from geo_rag_runtime import classifier as qc
 from geo_rag_runtime import local_llm
 from geo_rag_runtime.backup import backup, restore
 from geo_rag_runtime.errors import StoreError
 from geo_rag_runtime.models import Paper
+from geo_rag_runtime.router import model as qc
 from geo_rag_runtime.settings import Settings
 from tests.runtime.knowledge_base import MAGNETITE, KnowledgeBase
 

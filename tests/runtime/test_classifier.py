@@ -12,9 +12,9 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 
-from geo_rag_runtime import classifier as qc
 from geo_rag_runtime.errors import QueryError, StoreError
 from geo_rag_runtime.models import QUERY_TYPES
+from geo_rag_runtime.router import model as qc
 from geo_rag_runtime.settings import get_settings
 
 # A small hand-made training set: the runtime is tested without the pipeline's generator.
@@ -208,7 +208,7 @@ def test_the_numpy_copy_loads_without_scikit_learn_and_agrees(geo_home: Path) ->
         got = loaded.probabilities(question)
         assert all(abs(got[label] - expected[label]) <= 1e-6 for label in qc.QUERY_TYPES)
     probe = (
-        "import sys; from geo_rag_runtime.classifier import QueryClassifier; "
+        "import sys; from geo_rag_runtime.router.model import QueryClassifier; "
         f"c = QueryClassifier.load({str(folder)!r}); c.predict('Why is zircon old?'); "
         "print('sklearn' in sys.modules)"
     )

@@ -16,7 +16,7 @@ from geo_rag_runtime.models import (
 )
 from geo_rag_runtime.query.context import TokenCounter, build_context
 from geo_rag_runtime.query.relevance import RelevanceScorer
-from geo_rag_runtime.query.values import value_facts
+from geo_rag_runtime.query.reported_values import value_facts
 from geo_rag_runtime.settings import Settings
 
 MAGNETITE = (

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from geo_rag_runtime import classifier as qc
+from geo_rag_runtime.router import model as qc
 from tests.runtime.knowledge_base import MAGNETITE, ZIRCON, KnowledgeBase
 from tests.runtime.test_classifier import _fit
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pypdf
 
-from geo_rag_runtime.text.clean import clean_text
+from geo_rag_runtime.text.readable import clean_text
 from geo_rag_runtime.text.sentences import sentence_texts, split_sentences
 
 

@@ -16,7 +16,7 @@ from geo_rag_runtime.errors import InputError
 from geo_rag_runtime.models import Chunk
 from geo_rag_runtime.settings import get_settings
 from geo_rag_runtime.stores.sparse import SparseIndex
-from geo_rag_runtime.text.normalize import normalize_tokens
+from geo_rag_runtime.text.keyword_terms import normalize_tokens
 from tests.runtime import retrieval_corpus as rc
 
 REPO = Path(__file__).resolve().parents[2]

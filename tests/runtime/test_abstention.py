@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from geo_rag_runtime.models import RetrievedItem
-from geo_rag_runtime.query.context import ContextBundle
-from geo_rag_runtime.query.support import (
+from geo_rag_runtime.query.abstention import (
     abstention_text,
     asks_for_value,
     missing_entities,
@@ -12,6 +11,7 @@ from geo_rag_runtime.query.support import (
     unsupported,
     unvalued_quantities,
 )
+from geo_rag_runtime.query.context import ContextBundle
 from geo_rag_runtime.vocab import recognize
 
 

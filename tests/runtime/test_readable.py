@@ -7,7 +7,7 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from geo_rag_runtime.text.clean import (
+from geo_rag_runtime.text.readable import (
     clean_text,
     dehyphenate,
     is_boilerplate,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pypdf
 import pytest
 
-from geo_rag_runtime.text.normalize import (
+from geo_rag_runtime.text.keyword_terms import (
     STOP_WORDS,
     is_notation,
     normalize_query,

@@ -28,7 +28,7 @@ import simplemma
 import snowballstemmer
 from snowballstemmer.basestemmer import BaseStemmer
 
-from geo_rag_runtime.text.clean import ELEMENT_SYMBOLS, ENGLISH_SYMBOLS, normalize_chars
+from geo_rag_runtime.text.readable import ELEMENT_SYMBOLS, ENGLISH_SYMBOLS, normalize_chars
 from geo_rag_runtime.text.stop_words import ENGLISH_STOP_WORDS
 
 __all__ = ["normalize_tokens", "normalize_query", "normalize_word", "is_notation", "STOP_WORDS"]

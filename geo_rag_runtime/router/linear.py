@@ -92,7 +92,7 @@ class LinearQueryModel:
             columns, values = self._tfidf(text)
             scores[row] += values @ self.coef[:, columns].T
         if self.embedding_weight is not None:
-            from geo_rag_runtime.question_vectors import question_vectors
+            from geo_rag_runtime.router.vectors import question_vectors
 
             vectors = question_vectors(list(texts)).astype(np.float64) * self.embedding_weight
             scores += vectors @ self.coef[:, n_tfidf:].T

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from geo_rag_runtime.query.context import ContextBundle
-from geo_rag_runtime.text.normalize import normalize_tokens
+from geo_rag_runtime.text.keyword_terms import normalize_tokens
 from geo_rag_runtime.text.sentences import sentence_texts
 from geo_rag_runtime.vocab import is_class_name
 

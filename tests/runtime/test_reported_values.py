@@ -7,7 +7,7 @@ from typing import Any
 
 from geo_rag_runtime.models import Entity, Measurement
 from geo_rag_runtime.query.question import Question
-from geo_rag_runtime.query.values import question_analytes, row_text
+from geo_rag_runtime.query.reported_values import question_analytes, row_text
 from tests.runtime.knowledge_base import KnowledgeBase, graph_items
 
 KNOWN = ["age", "87Sr/86Sr", "(La/Yb)N", "SiO2", "Tp", "T", "MSWD"]

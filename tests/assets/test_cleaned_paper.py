@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from geo_assets.ingest.cleaning import caption_line, clean_paper, reference_line
+from geo_assets.ingest.cleaned_paper import caption_line, clean_paper, reference_line
 from geo_rag_runtime.models import Caption, CleanedPaper, Paper, Reference, Section
-from geo_rag_runtime.text.normalize import normalize_tokens
+from geo_rag_runtime.text.keyword_terms import normalize_tokens
 from tests.assets.paper_builders import paper_from_pdf, paper_from_tei
 
 TEI_FILES = [

@@ -33,7 +33,7 @@ from geo_rag_runtime.settings import Settings, get_settings
 ARTIFACT_FORMAT = "georag.query_classifier/1"
 MODEL_FILE = "model.joblib"
 MANIFEST_FILE = "manifest.json"
-LINEAR_FILE = "linear.npz"  # the numpy copy (linear_router): loads without scikit-learn
+LINEAR_FILE = "linear.npz"  # the numpy copy (router.linear): loads without scikit-learn
 # Questions of every type (and none) on which the numpy copy must give the model's probabilities.
 CHECK_QUESTIONS = (
     "What is the 87Sr/86Sr ratio of the Hawaiian basalts?",
@@ -87,7 +87,7 @@ def write_artifact(
     The model must expose ``predict_proba`` and ``classes_`` equal (as a set) to QUERY_TYPES.
     ``manifest`` adds fields (metrics, training data version, ...); format fields are ours. A
     TF-IDF + logistic regression pipeline is also copied into numpy arrays (``linear.npz``,
-    :mod:`geo_rag_runtime.linear_router`) when the copy's probabilities agree with the model's on
+    :mod:`geo_rag_runtime.router.linear`) when the copy's probabilities agree with the model's on
     :data:`CHECK_QUESTIONS` and ``check_questions``; loading then needs no scikit-learn.
     """
     import joblib
@@ -120,7 +120,7 @@ def write_artifact(
 
 def _write_linear(model: Any, out: Path, questions: Sequence[str]) -> dict[str, Any]:
     """The numpy copy of ``model`` beside it, if it agrees with the model; what the manifest says."""
-    from geo_rag_runtime.linear_router import MAX_PROBABILITY_DIFF, LinearQueryModel
+    from geo_rag_runtime.router.linear import MAX_PROBABILITY_DIFF, LinearQueryModel
 
     (out / LINEAR_FILE).unlink(missing_ok=True)
     linear = LinearQueryModel.from_pipeline(model)
@@ -212,7 +212,7 @@ class QueryClassifier:
         copied = folder / LINEAR_FILE
         if linear.get("copied") and copied.is_file() and _sha256(copied) == linear.get("sha256"):
             # arrays only (np.load without pickle); a home restored from a backup has only this copy
-            from geo_rag_runtime.linear_router import LinearQueryModel  # no scikit-learn import
+            from geo_rag_runtime.router.linear import LinearQueryModel  # no scikit-learn import
 
             return cls(LinearQueryModel.load(copied), manifest, min_confidence=min_confidence, path=folder)
         if not model_path.is_file():

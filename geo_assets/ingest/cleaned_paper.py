@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from typing import Literal
 
 from geo_rag_runtime.models import Caption, CleanedPaper, CleanSection, Paper, Reference
-from geo_rag_runtime.text.clean import clean_text, is_boilerplate, line_key
-from geo_rag_runtime.text.normalize import normalize_tokens
+from geo_rag_runtime.text.keyword_terms import normalize_tokens
+from geo_rag_runtime.text.readable import clean_text, is_boilerplate, line_key
 
 __all__ = ["clean_paper", "caption_line", "reference_line", "table_heading", "table_lines", "CELL_SEPARATOR"]
 

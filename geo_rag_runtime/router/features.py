@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from geo_rag_runtime.question_vectors import question_vectors
+from geo_rag_runtime.router.vectors import question_vectors
 
 __all__ = ["QuestionEmbedding"]
 

@@ -2,7 +2,7 @@
 
 The shipped model is the paper's pipeline, TF-IDF(max_features=7000, ngram_range=(1, 3)) +
 LogisticRegression(C=50, max_iter=3000, class_weight="balanced"), with one addition: the question's
-packaged-MiniLM embedding beside the TF-IDF features (``geo_rag_runtime.question_features``: on
+packaged-MiniLM embedding beside the TF-IDF features (``geo_rag_runtime.router.features``: on
 hand-written questions it lifted accuracy from 0.51 to 0.70, where n-grams alone had learned the
 templates). The test-split numbers are the shipped pipeline's. In the same run the classifier is
 compared with others on the TF-IDF features (one TF-IDF fitted per fold on that fold's training part
@@ -47,9 +47,9 @@ from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
-from geo_rag_runtime.classifier import write_artifact
 from geo_rag_runtime.models import QUERY_TYPES
-from geo_rag_runtime.question_features import QuestionEmbedding
+from geo_rag_runtime.router.features import QuestionEmbedding
+from geo_rag_runtime.router.model import write_artifact
 
 SHIPPED_MODEL = "logreg_paper"
 CV_FOLDS = 5
@@ -96,7 +96,7 @@ def candidate_models(seed: int = 13) -> dict[str, ClassifierMixin]:
 
 
 def build_pipeline(model: ClassifierMixin) -> Pipeline:
-    """The paper's TF-IDF and, beside it, the question's MiniLM embedding (``question_features``
+    """The paper's TF-IDF and, beside it, the question's MiniLM embedding (``router.features``
     says why), then the classifier."""
     features = FeatureUnion([("tfidf", tfidf()), ("embedding", QuestionEmbedding(EMBEDDING_WEIGHT))])
     return Pipeline([("features", features), ("clf", model)])
@@ -388,7 +388,7 @@ def save_classifier(
     check_questions: Sequence[str] = (),
 ) -> Path:
     """Write model.joblib + manifest.json (versions, labels, metrics, confusion, comparison, sha256),
-    and the numpy copy checked on ``check_questions`` (geo_rag_runtime.linear_router)."""
+    and the numpy copy checked on ``check_questions`` (geo_rag_runtime.router.linear)."""
     _drop_process_caches(result.pipeline)
     manifest = {
         "model": result.chosen,
