@@ -12,6 +12,7 @@ that loads the numpy copy never imports scikit-learn):
 * ``vectors`` — those MiniLM vectors of questions, memoized, shared by ``features`` and ``linear``.
 * ``training`` — training, model comparison and the test-split evaluation (scikit-learn, no Dagster);
   the ``query_classifier`` asset in ``geo_assets/queries`` calls it.
+* ``pickle_compat`` — the module paths the pickles of older homes name, mapped to these modules.
 
 The pipeline's routing step (``query/routing.py``) asks the loaded model for a decision and picks
 the strategy; it stays with the other steps of ``query/``.

@@ -10,7 +10,8 @@ before it unpickles anything, and refuses a mismatch. It prefers the numpy copy 
 which loads without unpickling; a home restored from a backup has only that copy (a backup
 never carries the pickle, ``geo_rag_runtime.backup``). This catches a corrupted, half-written or
 swapped model file; it is no defence against someone who can rewrite both files in the home folder
-(that person can already change the code).
+(that person can already change the code). A pickle written before the router became a package
+names the old module paths; ``router.pickle_compat`` maps them while it loads.
 """
 
 from __future__ import annotations
@@ -220,6 +221,8 @@ class QueryClassifier:
         import joblib
         import sklearn
 
+        from geo_rag_runtime.router.pickle_compat import legacy_module_paths
+
         trained_with = manifest.get("sklearn_version")
         if trained_with and trained_with != sklearn.__version__:
             warnings.warn(
@@ -228,7 +231,8 @@ class QueryClassifier:
                 stacklevel=2,
             )
         try:
-            model = joblib.load(model_path)
+            with legacy_module_paths():  # a home trained before the router package names old modules
+                model = joblib.load(model_path)
         except Exception as exc:  # any unpickling failure means an unusable store
             raise StoreError(f"cannot load query classifier {model_path}: {exc}; {_MISSING_HINT}") from exc
         if not hasattr(model, "predict_proba") or not hasattr(model, "classes_"):
