@@ -1,2 +1,3 @@
-"""Query-classifier stage: synthetic labelled queries and classifier training (plain helpers), and
-their assets (``assets``). The hand-written test split lives in ``data/seed_queries.csv``."""
+"""Query-classifier stage: synthetic labelled queries (plain helpers) and the assets (``assets``)
+that generate them and train the classifier with ``geo_rag_runtime.router.training``. The
+hand-written test split lives in ``data/seed_queries.csv``."""

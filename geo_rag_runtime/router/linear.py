@@ -3,7 +3,7 @@
 Why our own code beside a well-kept library: unpickling the scikit-learn pipeline imports
 scikit-learn, scipy.stats and pandas — 1.2–2 s of a cold ``geo-rag ask`` whose whole target is 3 s,
 to evaluate what is a sparse dot product and a softmax. Training stays in scikit-learn
-(``geo_assets/queries``); when the artifact is written, the fitted pipeline — TF-IDF (word n-grams,
+(``router.training``); when the artifact is written, the fitted pipeline — TF-IDF (word n-grams,
 default analyzer) and the question's MiniLM embedding side by side, then multinomial logistic
 regression — is copied into arrays (:meth:`LinearQueryModel.from_pipeline`), and its probabilities
 are checked against the pipeline's on the given questions; only a copy that agrees to
