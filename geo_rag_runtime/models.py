@@ -135,7 +135,7 @@ class Chunk(BaseModel):
 
 # How a qualifier is printed before a value in running text ("~", "ca.", "up to" …), as regex
 # alternatives: the text extractor reads them (geo_assets/measurements/text_values) and a row's printed
-# value is shown with the one it holds (query/values), so both read this one list.
+# value is shown with the one it holds (query/reported_values), so both read this one list.
 PRINTED_QUALIFIERS = (
     "[~∼≈<>≤≥≲≳]", r"ca\.", r"c\.", "about", "approximately", "up to", "as high as", "as low as",
 )  # fmt: skip

@@ -4,6 +4,10 @@ The classifier's label names the strategy. Without a classifier, when it fails, 
 probability is below ``classifier_min_confidence``, HybridRAG takes the hybrid sparse + dense route
 (the one that needs no assumption about the question) and the answer says so in its notes.
 BaselineRAG classifies too (the category is reported) but never routes.
+
+This is the pipeline's step; the classifier itself (its artifact, the numpy copy, its features and
+training) is the ``geo_rag_runtime.router`` package, reached here through the store protocol
+``QueryClassifierModel`` that ``stores.opening.open_classifier`` opens.
 """
 
 from __future__ import annotations
