@@ -6,14 +6,14 @@ the generators use, values from :mod:`geo_assets.measurements.text_values`; each
 (from the cleaned text's page marks), the section, the chunk that holds it and the character span
 of the printed value in the cleaned text, so a value can be cited like a passage.
 
-Tables come from the paper's captions that carry cells (``Caption.rows``: GROBID's ``<table>``;
-the embedded parser does not extract cells yet) through
+Tables come from the paper's captions that carry cells (``Caption.rows``: GROBID's ``<table>``, or
+the embedded parser's, read from pdfplumber's words by :mod:`geo_assets.ingest.pdf.word_tables`) through
 :mod:`geo_assets.measurements.table_values`; their rows name the table, the row label and the
 column header, and the character span of the table's block in the cleaned text.
 
 Material and method are filled only when the sentence names exactly one mineral / rock or one
 analytical method (vocabulary recognizer); a table row's sample is its label when the label column is
-headed as samples; in running text, the sample the sentence names for the value
+headed as samples, or the column header in a samples-as-columns table (footnote marks kept as notes); in running text, the sample the sentence names for the value
 (:mod:`geo_assets.measurements.samples`), kept as printed, with ``sample_key`` the paper's one
 printing of each name.
 """
@@ -37,7 +37,7 @@ __all__ = ["EXTRACTOR", "paper_measurements"]
 log = logging.getLogger(__name__)
 
 EXTRACTOR = "text-rules-2"
-TABLE_EXTRACTOR = "table-headers-1"
+TABLE_EXTRACTOR = "table-headers-2"
 _MATERIAL_TYPES = {"Mineral", "Rock"}
 _METHOD_TYPES = {"AnalyticalMethod"}
 
@@ -122,6 +122,7 @@ def _table_rows(
                     ),
                     **_shared(cleaned, value, holder),
                     source_type="table",
+                    value_max=value.value_max,
                     page=caption.page,
                     section=label,
                     char_start=start,

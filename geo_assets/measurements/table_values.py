@@ -1,19 +1,36 @@
-"""Table cells → typed values: the column header names the analyte and unit, the first cell the row
-(and the sample, when the first column's header says it names samples).
+"""Table cells → typed values: the column header names the analyte and unit, the label column the
+row (and the sample, when its header says it names samples).
 
 A table as the TEI gives it (rows of cell strings, header rows first — GROBID's ``<table>``):
 
-* header rows are the leading rows whose cells are mostly not numbers; a header cell left empty
-  under a wider cell above it (a merged header) takes the text to its left;
+* the label column is the leftmost whose body cells are mostly words (a serial-number column before
+  it gives no values), column 0 when all are numbers;
+* header rows are the leading rows whose cells are mostly not numbers, or that print a word in a
+  column of numbers ("user 1 41 32 … ng rp sp": grain numbers as headers); a header cell left empty
+  under a wider cell above it (a merged header) takes the text to its left; a sparse first header
+  row is a group header over the columns that print only a number ("grain ID" → "grain ID 41");
+  mass numbers set apart from their element over lines are joined ("206 Pb/ 238 U" → "206Pb/238U");
 * a column's analyte comes from its header with the same grammar as running text
-  (:mod:`geo_assets.measurements.text_values`: "SiO2", "87Sr/86Sr", "εNd(t)", "Tp (°C)", "t [Ma]");
-  its unit from the header's brackets, else from the caption when the caption names exactly one
-  unit ("… concentrations in ppm"), else the analyte's own (ratio, epsilon, ‰);
-* uncertainty columns ("±", "1σ", "2σ", "2SE", "s[U]", "err", "unc") belong to the value column
-  before them;
+  (:mod:`geo_assets.measurements.text_values`: "SiO2", "87Sr/86Sr", "εNd(t)", "Tp (°C)", "t [Ma]";
+  "206Pb/238U age (Ma)" is an age); its unit from the header's brackets, else from the caption when
+  the caption names exactly one unit ("… concentrations in ppm"), else the analyte's own (ratio,
+  epsilon, ‰); a header that names no known analyte is the analyte as printed ("Magnitude",
+  "dt"), except headers of positions, counts and identifiers (latitude, n, no., ID, reference);
+* uncertainty columns ("±", "± 2σ", "1σ", "2SE", "s[U]", "err", "% err", "1σ (%)", and s + the
+  previous header's symbol: "sp" after "rp", level 1σ) belong to the value column before them; a
+  relative one ("%") stays relative: the number as printed, with the note "relative uncertainty
+  (%)" (the text extractor's convention);
+* samples as columns (whole-rock tables: analytes as row labels, sample names as headers) are
+  read across: analyte from the row label (unit in its brackets or from the caption), sample from
+  the column header;
+* a sample name's footnote mark ("z26*", "z21†") is no part of the name: sample "z26", the mark
+  in ``notes``;
+* a row with text in its label cell only ("weighted mean 206Pb/238U age = 1096.19 ± 0.19 Ma") is a
+  sentence: its values as the text extractor reads them, the row text as ``row``;
 * a cell is a number (unicode minus, thousands separators, trailing footnote marks a–f * † ‡
   removed), optionally "± u" or "u" in parentheses; "b.d.l.", "<LOD", "n.d.", "–" are flagged nulls
-  (``value=None``, qualifier ``bdl``/``nd``), never zeros; "<0.01" keeps its qualifier.
+  (``value=None``, qualifier ``bdl``/``nd``), never zeros; "<0.01" keeps its qualifier; an empty
+  cell is no value (blank cells do not shift columns: the grid keeps their place).
 """
 
 from __future__ import annotations
@@ -30,6 +47,7 @@ from geo_assets.measurements.text_values import (
     _Analyte,
     _analytes,
     _plain,
+    extract_text_values,
     parse_number,
 )
 
@@ -71,24 +89,54 @@ class TableValue:
     printed: str = ""
     notes: list[str] = field(default_factory=list)
     sample: str = ""  # the row label, when the label column's header says it names samples
+    value_max: float | None = None  # a range printed in a free-text row
 
 
 def _numeric(cell: str) -> bool:
     text = _plain(cell).strip()
-    return bool(text) and bool(_CELL.match(text) or _BDL.match(text))
+    return bool(text) and bool(_CELL.match(text.replace("\u2009", "")) or _BDL.match(text) or _ND.match(text))
 
 
-def _header_count(rows: Sequence[Sequence[str]]) -> int:
+def _label_column(rows: Sequence[Sequence[str]], width: int) -> int:
+    """The row-label column: the leftmost whose body cells are mostly words, not numbers (a serial
+    number column before the country names is no label); column 0 when every column is numeric."""
+    for i in range(min(width, 3)):
+        cells = [r[i] for r in rows if i < len(r) and r[i].strip()]
+        if cells and sum(not _numeric(c) for c in cells) > len(cells) / 2:
+            return i
+    return 0
+
+
+def _header_count(rows: Sequence[Sequence[str]], label: int = 0) -> int:
+    """Leading rows that are headers: their value cells are mostly not numbers, or a column that
+    holds numbers below prints a word in them ("user 1 41 32 … ng rp sp": grain numbers as headers)."""
+    width = max(len(r) for r in rows)
+    numeric_columns = set()
+    for i in range(label + 1, width):
+        cells = [r[i] for r in rows[len(rows) // 2 :] if i < len(r) and r[i].strip()]  # the lower half
+        if cells and sum(_numeric(c) for c in cells) >= 0.8 * len(cells):
+            numeric_columns.add(i)
     count = 0
     for row in rows:
-        data = [c for c in row[1:] if c.strip()]
-        if data and sum(_numeric(c) for c in data) >= len(data) / 2:
+        data = [c for c in row[label + 1 :] if c.strip()]
+        mostly_numbers = bool(data) and sum(_numeric(c) for c in data) >= len(data) / 2
+        words_in_numbers = any(
+            i in numeric_columns and c.strip() and not _numeric(c) for i, c in enumerate(row)
+        )
+        if mostly_numbers and not (words_in_numbers and count < 3):
             break
         count += 1
     return min(count, max(len(rows) - 1, 0))
 
 
 def _headers(rows: Sequence[Sequence[str]], width: int) -> list[str]:
+    filled_first = [c.strip() for c in rows[0][1:] if c.strip()] if rows else []
+    if len(rows) > 1 and filled_first and len(filled_first) <= (width - 1) / 3:
+        # a sparse first row is a group header ("grain ID" over grain numbers): it names the columns
+        # that print only a number below it ("grain ID 41"); the others keep their own header
+        group = " ".join(filled_first)
+        lower = _headers(rows[1:], width)
+        return [f"{group} {h}" if i and re.fullmatch(r"\d+", h) else h for i, h in enumerate(lower)]
     columns = [""] * width
     for row in rows:
         filled = list(row) + [""] * (width - len(row))
@@ -98,7 +146,18 @@ def _headers(rows: Sequence[Sequence[str]], width: int) -> list[str]:
         for i, cell in enumerate(filled):
             if cell.strip():
                 columns[i] = f"{columns[i]} {cell.strip()}".strip()
-    return columns
+    return [_join_isotopes(re.sub(r"\(cid:\d+\)", "", c)) for c in columns]  # glyphs without text
+
+
+_MASS_NUMBER = re.compile(r"(?<![\w.])(\d{1,3})\s+([A-Z][a-z]?)(?![a-z])")
+
+
+def _join_isotopes(header: str) -> str:
+    """A header set over lines with raised mass numbers ("206 Pb/ 238 U") as one notation ("206Pb/238U")."""
+    joined = _MASS_NUMBER.sub(
+        lambda m: m.group(1) + m.group(2) if m.group(2) in _SYMBOLS else m.group(0), header
+    )
+    return re.sub(r"(?<=[A-Za-z\d])\s*/\s*(?=\d{1,3}[A-Z])", "/", joined)
 
 
 def _units_named(text: str, skip: set[str]) -> list[str]:
@@ -124,51 +183,137 @@ def _caption_unit(caption: str) -> str:
     return found.pop() if len(found) == 1 else ""
 
 
+def _analyte_of(header: str, caption_unit: str) -> tuple[str, str, str] | None:
+    """(analyte, kind, unit) a header names; None when it names none."""
+    plain = _plain(header)
+    bare = _BRACKETED_UNIT.sub("", plain).strip()
+    if bare in _SYMBOLS or re.fullmatch(_OXIDE, bare):  # a column headed "U [ppm]" or "SiO2"
+        found = [_Analyte(bare, "oxide" if bare not in _SYMBOLS else "element", 0, len(bare))]
+    else:
+        found = _analytes(plain)
+    if not found:
+        if re.fullmatch(r"\s*t\s*[\[(]\s*(?:Ma|ka|Ga)\s*[\])]\s*", plain):
+            return "age", "age", _unit_in(plain)
+        return None
+    # "206Pb/238U age (Ma)" heads ages, not ratios
+    analyte = next((a for a in found if a.kind == "age"), found[0])
+    own = _UNIT_FOR_KIND.get(analyte.kind, "")  # ratios, ε and δ carry their own unit
+    unit = (
+        _unit_in(plain[analyte.end :])
+        or own
+        or (caption_unit if analyte.kind in {"oxide", "element"} else "")
+    )
+    return analyte.name, analyte.kind, unit
+
+
+# headers of columns that hold no measured quantity: positions, counts, serial numbers, identifiers
+_NOT_QUANTITY = re.compile(
+    r"^(?:no\.?|#|n|ns|n\s*\(.*\)|N|serial.*|id|lat(?:itude)?.*|long(?:itude)?.*|lon\b.*|x|y|z|"
+    r"easting.*|northing.*|utm.*|fig(?:ure)?\.?.*|ref(?:erence)?s?\.?.*|page|year|"
+    # error correlations qualify the uncertainties of other columns; they are no measurement
+    r"r\s*\[.*\]|ρ.*|rho.*|(?:err(?:or)?\.?\s*)?corr(?:elation|\.)?.*)$",
+    re.IGNORECASE,
+)
+_RELATIVE = re.compile(r"%")
+_MARKS = re.compile(r"^(?P<name>.*?[A-Za-z0-9)])\s*(?P<marks>[*†‡§¶]+|\s[a-e])$")
+
+
+def _uncertainty_header(header: str, previous: str) -> str | None:
+    """The uncertainty level ("1σ", "2SE", or "") when ``header`` heads the uncertainty of the column
+    before it ("±", "2σ", "% err", "1σ %", "s[t]", and s + the previous header's symbol: "sp" after
+    "rp"); None otherwise."""
+    plain = _plain(header).strip()
+    bare = re.sub(r"[\s()\[\]]", "", plain)
+    prev = re.sub(r"[()\[\]]", "", _plain(previous).split()[-1]) if previous.split() else ""
+    # what is left of "± 2σ", "% err", "1σ (%)", "2SE abs." without its uncertainty words
+    rest = re.sub(r"±|\+/-|%|[()\[\]]|\b(?:[12]\s*(?:σ|s|SE|SD)|σ|err(?:or)?|unc(?:ertainty)?|abs|rel|RSD|int(?:ernal)?|tot(?:al)?|ext(?:ernal)?)\b\.?|σ",
+                  "", plain, flags=re.IGNORECASE)  # fmt: skip
+    mine = (
+        _UNCERTAINTY_HEADER.match(plain)
+        or bool(plain) and not rest.strip(" .,:")
+        or bool(prev) and bare in {f"s{prev}", f"σ{prev}", f"s[{prev}]"}
+        or len(prev) == 2 and bare in {f"s{prev[1]}", f"σ{prev[1]}"}
+    )  # fmt: skip
+    if not mine:
+        return None
+    level = re.search(r"([12])\s*(σ|s\b|SE|SD)", plain)
+    if level:
+        return level.group(1) + {"s": "σ"}.get(level.group(2), level.group(2))
+    return (
+        "1σ" if bare.startswith(("s", "σ")) and bare not in {"sd", "SD"} and not bare.startswith("se") else ""
+    )
+
+
+def _sample_name(label: str) -> tuple[str, str]:
+    """A sample label as the sample and its footnote mark ("z26*" → "z26", "*")."""
+    match = _MARKS.match(label.strip())
+    if match and any(c.isdigit() for c in match.group("name")):
+        return match.group("name").strip(), match.group("marks").strip()
+    return label.strip(), ""
+
+
+def _names_analyte(label: str) -> bool:
+    bare = _BRACKETED_UNIT.sub("", _plain(label)).strip()
+    if bare in _SYMBOLS or re.fullmatch(_OXIDE, bare):
+        return True
+    found = _analytes(_plain(label))
+    return bool(found) and found[0].start == 0
+
+
 def extract_table_values(rows: Sequence[Sequence[str]], caption: str = "") -> list[TableValue]:
-    """Every numeric cell under a column whose header names an analyte (see module docstring)."""
+    """Every numeric cell of a value column (see module docstring)."""
     if len(rows) < 2:
         return []
     width = max(len(r) for r in rows)
-    n_header = _header_count(rows)
+    rows = [list(r) + [""] * (width - len(r)) for r in rows]
+    label = _label_column(rows[1:], width)
+    n_header = _header_count(rows, label)
     if n_header == 0:
         return []
     headers = _headers(rows[:n_header], width)
     caption_unit = _caption_unit(_plain(caption))
+    body = rows[n_header:]
+    labels = [" ".join(r[label].split()) for r in body if r[label].strip()]
+    value_headers = [h for i, h in enumerate(headers) if i > label and h]
+    if (
+        len(labels) >= 3
+        and sum(_names_analyte(x) for x in labels) >= 0.6 * len(labels)
+        and sum(_names_analyte(h) for h in value_headers) < 0.3 * max(len(value_headers), 1)
+    ):
+        return _samples_as_columns(body, headers, label, caption_unit)
     columns: dict[int, tuple[str, str, str]] = {}  # index -> (analyte, kind, unit)
     uncertainty_of: dict[int, int] = {}
     level_of: dict[int, str] = {}
+    relative: set[int] = set()
     for i, header in enumerate(headers):
-        if i == 0 or not header:
+        if i <= label or not header:
             continue
-        plain = _plain(header)
-        if _UNCERTAINTY_HEADER.match(plain.strip()) and (i - 1) in columns:
+        if (i - 1) in uncertainty_of and _uncertainty_header(header, "") is not None:
+            continue  # a second uncertainty ("int. unc.", then "tot. unc."): the first one is kept
+        level = _uncertainty_header(header, headers[i - 1]) if (i - 1) in columns else None
+        if level is not None:
             uncertainty_of[i] = i - 1
-            level = re.match(r"\s*([12])\s*(σ|s\b|SE|SD)", plain)
             if level:
-                level_of[i - 1] = level.group(1) + {"s": "σ"}.get(level.group(2), level.group(2))
+                level_of[i - 1] = level
+            if _RELATIVE.search(header):
+                relative.add(i - 1)
             continue
-        bare = _BRACKETED_UNIT.sub("", plain).strip()
-        if bare in _SYMBOLS or re.fullmatch(_OXIDE, bare):  # a column headed "U [ppm]" or "SiO2"
-            found = [_Analyte(bare, "oxide" if bare not in _SYMBOLS else "element", 0, len(bare))]
-        else:
-            found = _analytes(plain)
-        if not found:
-            if re.fullmatch(r"\s*t\s*[\[(]\s*(?:Ma|ka|Ga)\s*[\])]\s*", plain):
-                columns[i] = ("age", "age", _unit_in(plain))
-            continue
-        analyte = found[0]
-        own = _UNIT_FOR_KIND.get(analyte.kind, "")  # ratios, ε and δ carry their own unit
-        unit = (
-            _unit_in(plain[analyte.end :])
-            or own
-            or (caption_unit if analyte.kind in {"oxide", "element"} else "")
-        )
-        columns[i] = (analyte.name, analyte.kind, unit)
+        named = _analyte_of(header, caption_unit)
+        if named is None:
+            plain = " ".join(_plain(header).split())
+            if _NOT_QUANTITY.match(plain.strip(" .:")) or len(plain) > 90 or not re.search(r"[^\W\d]", plain):
+                continue
+            named = (plain, "other", _unit_in(plain))  # the header as printed names the quantity
+        columns[i] = named
+    samples = bool(_SAMPLE_HEADER.search(_plain(headers[label]))) if headers else False
     out: list[TableValue] = []
-    samples = bool(_SAMPLE_HEADER.search(_plain(headers[0]))) if headers else False
-    for row in rows[n_header:]:
-        cells = list(row) + [""] * (width - len(row))
-        label = " ".join(cells[0].split())
+    for row in body:
+        cells = row
+        text = " ".join(cells[label].split())
+        if text and not any(c.strip() for j, c in enumerate(cells) if j != label):
+            out += _free_text_row(text)  # "weighted mean 206Pb/238U age = 1096.19 ± 0.19 Ma"
+            continue
+        sample, mark = _sample_name(text) if samples else ("", "")
         for i, (name, _kind, unit) in columns.items():
             value = _cell(cells[i])
             if value is None:
@@ -179,22 +324,86 @@ def extract_table_values(rows: Sequence[Sequence[str]], caption: str = "") -> li
                     extra = _cell(cells[j])
                     uncertainty = extra[0] if extra else None
             notes = [marks if marks.startswith("asym") else f"footnote mark {marks!r}"] if marks else []
+            if i in relative and uncertainty is not None:
+                notes.append("relative uncertainty (%)")
+            if mark:
+                notes.append(f"sample footnote mark {mark!r}")
             out.append(
                 TableValue(
                     analyte=name,
                     value=number,
                     unit=unit,
-                    row=label,
+                    row=text,
                     column=" ".join(headers[i].split()),
                     uncertainty=uncertainty,
                     uncertainty_level=level_of.get(i, "") if uncertainty is not None else "",
                     qualifier=qualifier,
                     printed=" ".join(cells[i].split()),
                     notes=notes,
-                    sample=label if samples else "",
+                    sample=sample,
                 )
             )
     return out
+
+
+def _samples_as_columns(
+    body: Sequence[Sequence[str]], headers: Sequence[str], label: int, caption_unit: str
+) -> list[TableValue]:
+    """A whole-rock table with the samples as columns: the row label names the analyte (its unit in
+    brackets, else the caption's), the column header the sample."""
+    out: list[TableValue] = []
+    for row in body:
+        text = " ".join(row[label].split())
+        named = _analyte_of(text, caption_unit) if text else None
+        if named is None:
+            continue
+        name, _kind, unit = named
+        for i, header in enumerate(headers):
+            if i <= label or not header.strip():
+                continue
+            value = _cell(row[i])
+            if value is None:
+                continue
+            number, uncertainty, qualifier, marks = value
+            sample, mark = _sample_name(" ".join(header.split()))
+            notes = [marks if marks.startswith("asym") else f"footnote mark {marks!r}"] if marks else []
+            if mark:
+                notes.append(f"sample footnote mark {mark!r}")
+            out.append(
+                TableValue(
+                    analyte=name,
+                    value=number,
+                    unit=unit,
+                    row=text,
+                    column=" ".join(header.split()),
+                    uncertainty=uncertainty,
+                    qualifier=qualifier,
+                    printed=" ".join(row[i].split()),
+                    notes=notes,
+                    sample=sample,
+                )
+            )
+    return out
+
+
+def _free_text_row(text: str) -> list[TableValue]:
+    """The values a sentence printed inside a table claims, each once (``row`` the sentence)."""
+    return [
+        TableValue(
+            analyte=v.analyte,
+            value=v.value,
+            value_max=v.value_max,
+            unit=v.unit,
+            row=text,
+            column="",
+            uncertainty=v.uncertainty,
+            uncertainty_level=v.uncertainty_level,
+            qualifier=v.qualifier,
+            printed=v.printed,
+            notes=list(v.notes),
+        )
+        for v in extract_text_values(text)
+    ]
 
 
 def _cell(cell: str) -> tuple[float | None, float | None, str, str] | None:

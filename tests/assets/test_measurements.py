@@ -481,6 +481,7 @@ def test_a_table_that_breaks_the_readers_fails_no_paper(monkeypatch: pytest.Monk
         "geo_assets.ingest.pdf.analyse"
     )  # the package exports the function
     monkeypatch.setattr(analyse_module, "page_tables", broken)
+    monkeypatch.setattr(analyse_module, "page_word_tables", broken)
     pdf = REPO / "data" / "papers" / "McNabBall2023_Volcanica_meltPT_CCBY.pdf"
     paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
     table = next(c for c in paper.captions if c.label == "Table 3")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pdfplumber
 import pytest
 
-from geo_assets.ingest.pdf import pdf_to_tei
+from geo_assets.ingest.pdf import EMBEDDED_VERSION, pdf_to_tei
 from geo_assets.ingest.tei import TEI_NS, tei_producer, tei_to_paper
 from geo_rag_runtime.errors import TeiError
 from geo_rag_runtime.models import Paper
@@ -262,7 +262,7 @@ def round_trips(sample_papers: Path, fixture_papers: Path) -> dict[str, Paper]:
 def test_embedded_tei_round_trip(name: str, round_trips: dict[str, Paper]) -> None:
     paper = round_trips[name]
     assert paper.title == ROUND_TRIP[name]
-    assert paper.tei_producer.startswith("georag-embedded-pdf 0.1.0 (pdfplumber ")
+    assert paper.tei_producer.startswith(f"georag-embedded-pdf {EMBEDDED_VERSION} (pdfplumber ")
     assert len([s for s in paper.sections if s.paragraphs]) >= 3
     assert len(paper.abstract) > 500
     assert paper.doi and DOI.match(paper.doi)

@@ -6,6 +6,7 @@ assembly) and measures the two document-wide yardsticks they compare against: th
 """
 
 import logging
+import re
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -20,10 +21,12 @@ from geo_assets.ingest.pdf.layout import Line
 from geo_assets.ingest.pdf.lines import page_lines
 from geo_assets.ingest.pdf.metadata import read_front_matter
 from geo_assets.ingest.pdf.running_heads import drop_running_heads
-from geo_assets.ingest.pdf.tables import page_tables
+from geo_assets.ingest.pdf.tables import PageTable, page_tables
+from geo_assets.ingest.pdf.word_tables import page_word_tables
 from geo_rag_runtime.errors import PdfError
 
 log = logging.getLogger(__name__)
+_NUMBER = re.compile(r"^[<>±]?[+\-\u2212]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)")
 
 
 def _weighted_mode(values: Iterable[tuple[float, int]]) -> float:
@@ -33,13 +36,44 @@ def _weighted_mode(values: Iterable[tuple[float, int]]) -> float:
     return counter.most_common(1)[0][0] if counter else 10.0
 
 
-def analyse(pdf: Any, source: str) -> Document:
-    """Run the layout steps on an open pdfplumber PDF; ``source`` names the file in errors."""
+def _word_tables(page: Any, number: int, source: str) -> list[PageTable]:
+    """The captioned tables of a page as the word reader reads them; none when it fails (the
+    line-fragment finder still runs)."""
+    try:
+        found = page_word_tables(page, number, captionless=False)
+    except Exception as exc:  # a table we cannot read keeps its caption; it never fails the paper
+        log.warning("%s: word tables on page %d skipped (%s: %s)", source, number, type(exc).__name__, exc)
+        return []
+    return [PageTable(label=t.label, page=t.page, rows=t.rows, box=t.box) for t in found]
+
+
+def _numbers(table: PageTable) -> int:
+    return sum(bool(_NUMBER.match(cell.strip())) for row in table.rows for cell in row)
+
+
+def _best_grids(tables: list[PageTable]) -> list[PageTable]:
+    """One grid per caption: the word reader's and the line-fragment finder's grids under the same
+    label compete on how many number cells they hold (the word reader first on a tie; measured on
+    both gold sets, ``scripts/bench_tables.py`` and ``scripts/score_measurements.py --papers``)."""
+    best: dict[tuple[int, str], PageTable] = {}
+    for table in tables:
+        key = (table.page, table.label)
+        if key not in best or _numbers(table) > _numbers(best[key]):
+            best[key] = table
+    return list(best.values())
+
+
+def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
+    """Run the layout steps on an open pdfplumber PDF; ``source`` names the file in errors
+    (``word_tables=False``: table cells from the line-fragment finder alone, for comparison)."""
     pages: list[list[Line]] = []
     heights: list[float] = []
     widths: list[float] = []
+    worded: list[PageTable] = []
     for number, page in enumerate(pdf.pages, start=1):
         try:
+            if word_tables:
+                worded.extend(_word_tables(page, number, source))
             lines = page_lines(page, number)
             pages.append(order_page(lines, float(page.width), float(page.height)))
             heights.append(float(page.height))
@@ -60,15 +94,16 @@ def analyse(pdf: Any, source: str) -> Document:
             fonts[line.font] += len(line.text)
     body_font = fonts.most_common(1)[0][0] if fonts else ""
     drop_running_heads(pages, heights)
+    doc.tables.extend(worded)
     for number, (lines_on_page, width) in enumerate(zip(pages, widths, strict=True), start=1):
         try:
-            doc.tables.extend(
-                page_tables([ln for ln in lines_on_page if ln.kind != "drop"], width, body_size)
-            )
+            found = page_tables([ln for ln in lines_on_page if ln.kind != "drop"], width, body_size)
+            doc.tables.extend(found)
         except Exception as exc:  # a table we cannot read keeps its caption; it never fails the paper
             log.warning(
                 "%s: table cells on page %d skipped (%s: %s)", source, number, type(exc).__name__, exc
             )
+    doc.tables = _best_grids(doc.tables)
     meta = pdf.metadata or {}
     read_front_matter(doc, pages[0], all_lines, body_size, meta)
 

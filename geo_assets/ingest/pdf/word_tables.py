@@ -1,0 +1,397 @@
+"""Table cells from pdfplumber's words: a table region by its caption and numeric lines, columns by
+where the words of its data lines sit (measured on the unseen-papers benchmark, see
+``scripts/bench_tables.py``; the line-fragment finder of :mod:`geo_assets.ingest.pdf.tables` stays the
+fallback).
+
+For one page:
+
+1. words (pdfplumber ``extract_words``, 1.5 pt tolerance) → lines by their top; a word set smaller
+   than the line's type (a raised mass number "206" over "Pb", a subscript) joins the line it
+   overlaps vertically and is glued to the word it touches ("206Pb", "d" + "sk" → "dsk");
+2. a table region starts at a caption word "Table N": the caption's column is its x-span (a caption
+   in the right half of a two-column page keeps to that half, one in the left half whose line stops
+   before the middle keeps to the left half, any other the page);
+3. the data lines are the lines of that span with two or more numbers making up most of their words;
+   the table is the run of data lines nearest the caption (below it, else above it), allowing up to
+   three non-data lines between two data lines (a free-text row "weighted mean … = 1096.19 ± 0.19 Ma",
+   a "⋮" gap row, a sub-heading) but not a prose paragraph; the header is the short lines just above
+   the first data line, up to the caption (or 12 lines);
+4. columns: the x-coverage of the data lines' words (how many data lines print a word over each x);
+   a column is a run of x covered by more than a sixth of the data lines, so blank cells never shift
+   a column and a word two cells glued together ("251.00" for "25" "1.00") goes to the column it
+   overlaps most; the first column is the row label;
+5. each word goes to the column it overlaps most (or the nearest); a line with one long word run
+   over the span and no number in a column of its own is a free-text row, kept as one cell.
+
+The grid comes back header rows first, like GROBID's ``<table>``; cells are strings.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["WordTable", "page_word_tables"]
+
+_NUMBER = re.compile(
+    r"^[(<>≤≥~±]?[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][+\-\u2212]?\d+)?"
+    r"[)%]?[a-f*†‡§]?$"
+)
+_CAPTION = re.compile(r"^(?:Table|TABLE)\s*(?P<num>[A-Z]?S?\d{1,3}[a-z]?)(?P<after>[.:|—–-].*|)$")
+_MAX_HEADER = 12
+_MAX_GAP_LINES = 3
+
+
+@dataclass
+class _Word:
+    text: str
+    x0: float
+    x1: float
+    top: float
+    bottom: float
+    size: float
+
+
+@dataclass
+class _Line:
+    words: list[_Word] = field(default_factory=list)
+
+    @property
+    def top(self) -> float:
+        return min(w.top for w in self.words)
+
+    @property
+    def bottom(self) -> float:
+        return max(w.bottom for w in self.words)
+
+    @property
+    def x0(self) -> float:
+        return min(w.x0 for w in self.words)
+
+    @property
+    def x1(self) -> float:
+        return max(w.x1 for w in self.words)
+
+    @property
+    def text(self) -> str:
+        return " ".join(w.text for w in self.words)
+
+
+@dataclass
+class WordTable:
+    """The cells of one table region (header rows first), with its caption label and page."""
+
+    label: str
+    page: int
+    rows: list[list[str]]
+    header_rows: int
+    caption: str = ""
+    box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+
+
+def is_number(text: str) -> bool:
+    return bool(_NUMBER.match(text.replace("\u2009", "")))
+
+
+def _words(page: Any) -> list[_Word]:
+    raw = page.extract_words(x_tolerance=1.5, y_tolerance=2, keep_blank_chars=False, extra_attrs=["size"])
+    return [
+        _Word(
+            w["text"], float(w["x0"]), float(w["x1"]), float(w["top"]), float(w["bottom"]), float(w["size"])
+        )
+        for w in raw
+        if w["text"].strip() and w.get("upright", True)
+    ]
+
+
+def _lines(words: list[_Word]) -> list[_Line]:
+    """Words → lines by their top; small words (super/subscripts) join the line they overlap."""
+    if not words:
+        return []
+    body = statistics.median(w.size for w in words)
+    main = sorted((w for w in words if w.size >= 0.85 * body), key=lambda w: (w.top, w.x0))
+    small = [w for w in words if w.size < 0.85 * body]
+    lines: list[_Line] = []
+    for word in main:
+        tol = 0.4 * word.size
+        line = next((ln for ln in reversed(lines[-3:]) if abs(ln.words[0].top - word.top) <= tol), None)
+        if line is None:
+            lines.append(_Line([word]))
+        else:
+            line.words.append(word)
+    for word in small:
+        mid = (word.top + word.bottom) / 2
+        near = [ln for ln in lines if ln.top - 0.5 * word.size <= mid <= ln.bottom + 0.5 * word.size]
+        if near:
+            min(near, key=lambda ln: abs((ln.top + ln.bottom) / 2 - mid)).words.append(word)
+        else:
+            lines.append(_Line([word]))
+    out = []
+    for line in sorted(lines, key=lambda ln: ln.top):
+        line.words.sort(key=lambda w: w.x0)
+        out.append(_Line(_glue(line.words)))
+    return out
+
+
+def _glue(words: list[_Word]) -> list[_Word]:
+    """Words that touch (a raised mass number before its element, a subscript after its letter)
+    become one word."""
+    out: list[_Word] = []
+    small_end = False  # the last word ends in a small glyph ("s[" + "4" …): what touches it joins too
+    for word in words:
+        differ = bool(out) and (word.size < 0.85 * out[-1].size or out[-1].size < 0.85 * word.size)
+        if out and word.x0 - out[-1].x1 < 0.6 and (differ or small_end):
+            small_end = word.size < 0.85 * out[-1].size
+            last = out[-1]
+            out[-1] = _Word(last.text + word.text, last.x0, max(last.x1, word.x1), min(last.top, word.top),
+                            max(last.bottom, word.bottom), max(last.size, word.size))  # fmt: skip
+        else:
+            small_end = False
+            out.append(word)
+    return out
+
+
+def _is_data(line: _Line) -> bool:
+    texts = [w.text for w in line.words]
+    numbers = sum(is_number(t) for t in texts)
+    return numbers >= 2 and numbers >= 0.5 * len(texts)
+
+
+def _is_prose(line: _Line, span: float) -> bool:
+    text = line.text
+    letters = sum(c.isalpha() for c in text)
+    return (
+        len(text) > 40
+        and letters > 0.6 * len(text)
+        and len(line.words) >= 6
+        and line.x1 - line.x0 > 0.6 * span
+    )
+
+
+def _captions(lines: list[_Line]) -> list[tuple[_Line, int, str]]:
+    """(line, index of the caption's first word, label) for each "Table N" caption."""
+    out = []
+    for line in lines:
+        for i, word in enumerate(line.words):
+            joined = " ".join(w.text for w in line.words[i : i + 2])
+            match = _CAPTION.match(word.text) or _CAPTION.match(joined)
+            first = i == 0 or word.x0 - line.words[i - 1].x1 > 4
+            titled = i + 1 < len(line.words) and line.words[i + 1].text[:1].isupper()
+            if match and first and (match.group("after") or titled):
+                out.append((line, i, f"Table {match.group('num')}"))
+                break
+    return out
+
+
+def page_word_tables(page: Any, number: int, *, captionless: bool = True) -> list[WordTable]:
+    """The tables of one pdfplumber page (see the module docstring); with ``captionless`` also the
+    numeric blocks under a header line that no caption names (label "")."""
+    words = _words(page)
+    if not words:
+        return []
+    width = float(page.width)
+    lines = _lines(words)
+    out: list[WordTable] = []
+    for caption_line, index, label in _captions(lines):
+        start = caption_line.words[index]
+        middle = width / 2
+        if start.x0 > middle - 20:
+            left, right = start.x0 - 12, width
+        elif caption_line.x1 < middle + 0.05 * width and start.x0 < middle:
+            left, right = 0.0, middle + 5
+        else:
+            left, right = 0.0, width
+        inside = [w for w in words if w.x0 >= left - 1 and w.x1 <= right + 1]
+        region = _lines(inside)
+        caption_text = " ".join(w.text for w in caption_line.words[index:])
+        region, caption_bottom, more = _caption_continued(region, caption_line, start)
+        caption_text = " ".join([caption_text, *more])
+        table = _table_near(
+            region, caption_line.top, caption_bottom, label, number, right - left, caption_text
+        )
+        if table is not None:
+            out.append(table)
+    if captionless:
+        out += _uncaptioned(lines, [t.box for t in out], number, width)
+    return out
+
+
+def _uncaptioned(
+    lines: list[_Line], taken: list[tuple[float, float, float, float]], page: int, width: float
+) -> list[WordTable]:
+    """Blocks of three or more data lines with a header line right above them and no caption (a
+    notebook's printed DataFrame, a supplement's bare table); their label is empty."""
+    free = [ln for ln in lines if not any(b[1] - 1 <= ln.top <= b[3] + 1 for b in taken)]
+    out: list[WordTable] = []
+    i = 0
+    while i < len(free):
+        if not _is_data(free[i]) or sum(is_number(w.text) for w in free[i].words) < 3:
+            i += 1
+            continue
+        run = _run(free, i, width)
+        data = [ln for ln in run if _is_data(ln)]
+        end = free.index(run[-1]) + 1
+        header = _header(free[:i], run[0].top, None, width)[-1:]
+        if len(data) >= 3 and header:
+            table = _grid("", page, header, run, "")
+            if table is not None:
+                out.append(table)
+        i = max(end, i + 1)
+    return out
+
+
+def _one_run(line: _Line) -> bool:
+    """Words set as running text: no gap wider than one em between neighbours."""
+    return all(b.x0 - a.x1 < max(a.size, 4.0) for a, b in zip(line.words, line.words[1:], strict=False))
+
+
+def _caption_continued(
+    lines: list[_Line], caption: _Line, start: _Word
+) -> tuple[list[_Line], float, list[str]]:
+    """The region's lines less the caption's continuation lines below it (same left edge, set as
+    running text, at the caption's line pitch); the caption's bottom; the continuation's text."""
+    after = [ln for ln in lines if ln.top > caption.top + 2]
+    more: list[_Line] = []
+    last = min(
+        (ln for ln in lines if abs(ln.top - caption.top) <= 2),
+        key=lambda ln: abs(ln.x0 - start.x0),
+        default=None,
+    )
+    last_top = caption.top
+    for line in after:
+        if line.top - last_top > 1.8 * start.size or abs(line.x0 - start.x0) > 4 or not _one_run(line):
+            break
+        more.append(line)
+        last_top = line.top
+    gone = {id(ln) for ln in more} | ({id(last)} if last is not None else set())
+    bottom = more[-1].bottom if more else caption.bottom
+    return [ln for ln in lines if id(ln) not in gone], bottom, [ln.text for ln in more]
+
+
+def _table_near(
+    lines: list[_Line],
+    caption_top: float,
+    caption_bottom: float,
+    label: str,
+    page: int,
+    span: float,
+    caption: str,
+) -> WordTable | None:
+    below = [ln for ln in lines if ln.top > caption_bottom - 1]
+    above = [ln for ln in lines if ln.bottom < caption_top - 1]
+    for candidates, downwards in ((below, True), (list(reversed(above)), False)):
+        first = next((i for i, ln in enumerate(candidates[:40]) if _is_data(ln)), None)
+        if first is None:
+            continue
+        if downwards and (any(_is_prose(ln, span) for ln in candidates[:first]) or first > _MAX_HEADER):
+            continue
+        run = _run(candidates, first, span)
+        if len(run) < 2:
+            continue
+        ordered = run if downwards else list(reversed(run))
+        data_top = ordered[0].top
+        pool = lines if downwards else above
+        header = _header(pool, data_top, caption_bottom if downwards else None, span)
+        return _grid(label, page, header, ordered, caption)
+    return None
+
+
+def _run(lines: list[_Line], first: int, span: float) -> list[_Line]:
+    """The data lines from ``first`` on, with free-text rows between them, to the table's end."""
+    run = [lines[first]]
+    gap: list[_Line] = []
+    pitch = None
+    for line in lines[first + 1 :]:
+        step = abs(line.top - run[-1].top)
+        if pitch is not None and not gap and step > 3.0 * pitch:
+            break
+        if _is_data(line):
+            if gap and (len(gap) > _MAX_GAP_LINES or any(_is_prose(g, span) for g in gap)):
+                break
+            pitch = step if pitch is None else min(pitch, step)
+            run.extend(gap)
+            gap = []
+            run.append(line)
+        else:
+            gap.append(line)
+            if len(gap) > _MAX_GAP_LINES:
+                break
+    return run
+
+
+def _header(lines: list[_Line], data_top: float, caption_top: float | None, span: float) -> list[_Line]:
+    above = [
+        ln
+        for ln in lines
+        if ln.bottom <= data_top + 0.5 and (caption_top is None or ln.top > caption_top - 1)
+    ]
+    above.sort(key=lambda ln: ln.top, reverse=True)
+    header: list[_Line] = []
+    last_top = data_top
+    for line in above:
+        if _is_prose(line, span) or _is_data(line) or len(header) >= _MAX_HEADER:
+            break
+        if last_top - line.top > 2.5 * max(line.words[0].size, 6.0) and caption_top is None:
+            break
+        header.append(line)
+        last_top = line.top
+    if caption_top is not None:  # the caption's own continuation lines are no header
+        while header and _is_prose(header[-1], span * 0.5):
+            header.pop()
+    return list(reversed(header))
+
+
+def _columns(data: list[_Line]) -> list[tuple[float, float]]:
+    edges = sorted({round(x, 1) for ln in data for w in ln.words for x in (w.x0, w.x1)})
+    if len(edges) < 2:
+        return []
+    need = max(1, len(data) // 6)
+    runs: list[list[float]] = []
+    for a, b in zip(edges, edges[1:], strict=False):
+        mid = (a + b) / 2
+        cover = sum(any(w.x0 <= mid <= w.x1 for w in ln.words) for ln in data)
+        if cover > need or (cover == need and len(data) < 6):
+            if runs and abs(runs[-1][1] - a) < 0.05:
+                runs[-1][1] = b
+            else:
+                runs.append([a, b])
+    return [(a, b) for a, b in runs if b - a > 1.0]
+
+
+def _slot(word: _Word, columns: list[tuple[float, float]]) -> int:
+    overlaps = [min(word.x1, b) - max(word.x0, a) for a, b in columns]
+    best = max(range(len(columns)), key=lambda i: overlaps[i])
+    if overlaps[best] > 0:
+        return best
+    centre = (word.x0 + word.x1) / 2
+    return min(
+        range(len(columns)), key=lambda i: min(abs(columns[i][0] - centre), abs(columns[i][1] - centre))
+    )
+
+
+def _grid(label: str, page: int, header: list[_Line], body: list[_Line], caption: str) -> WordTable | None:
+    data = [ln for ln in body if _is_data(ln)]
+    columns = _columns(data)
+    if len(columns) < 2:
+        return None
+    rows: list[list[str]] = []
+    for line in header + body:
+        cells = [""] * len(columns)
+        free = not _is_data(line) and line in body
+        if free:
+            rows.append([line.text] + [""] * (len(columns) - 1))
+            continue
+        for word in line.words:
+            i = _slot(word, columns)
+            cells[i] = f"{cells[i]} {word.text}".strip()
+        rows.append(cells)
+    flat = [w for ln in header + body for w in ln.words]
+    box = (
+        min(w.x0 for w in flat),
+        min(w.top for w in flat),
+        max(w.x1 for w in flat),
+        max(w.bottom for w in flat),
+    )
+    return WordTable(label=label, page=page, rows=rows, header_rows=len(header), caption=caption, box=box)
