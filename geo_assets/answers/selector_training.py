@@ -45,7 +45,7 @@ __all__ = [
     "write_questions",
 ]
 
-TRAINING_VERSION = "selector-training-1"
+TRAINING_VERSION = "selector-training-2"  # 2: candidates are whole sentences
 MIN_QUESTIONS = 40  # fewer usable questions than this: the packaged ranker serves the home
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[^\W\d_][^\W_]{3,}", re.UNICODE)

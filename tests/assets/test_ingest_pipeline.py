@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from geo_assets.answers.selector_training import TRAINING_VERSION
+
 pytestmark = pytest.mark.slow  # a whole Dagster ingest or server: run in CI, not in the inner loop
 
 REAL = "VermeeschPease2021_GPL_TholeiiticCalcAlkaline_CCBY.pdf"
@@ -237,7 +239,7 @@ def test_lineage_and_versions_recorded_in_dagster(ingested: dict) -> None:
     from geo_rag_runtime.settings import get_settings
 
     selector = versions["answer_selector"]["-"]
-    assert selector["code_version"] == "selector-training-1"
+    assert selector["code_version"] == TRAINING_VERSION
     own = get_settings().home_dir / "models" / SELECTOR_FILE
     served = own if own.exists() else PACKAGED_SELECTOR
     assert selector["data_version"] == contract.text_hash(served.read_text(encoding="utf-8"), 16)

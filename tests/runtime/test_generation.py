@@ -254,6 +254,17 @@ def test_sentences_that_introduce_a_missing_equation_are_not_quoted() -> None:
     assert is_prose(lead_in[:-1] + ".")
 
 
+def test_half_sentences_are_not_quoted() -> None:
+    """A sentence cut by a layout break or a chunk's end is no answer, however long the half is."""
+    from geo_rag_runtime.query.generation import is_prose
+
+    half = "The concept of the ‘magma series’ and the distinction between alkaline, calc-alkaline"
+    assert not is_prose(half)
+    assert is_prose(half + " and tholeiitic trends has been a cornerstone in igneous petrology.")
+    assert is_prose("Ages cluster at 410 ± 4 Ma (n = 15).")  # closing brackets and quotes are fine
+    assert is_prose("The ratio is called the “Bowen-Fenner Index.”")
+
+
 def test_a_grounded_none_answers_verdict_gives_the_quoted_answer(scorer: RelevanceScorer) -> None:
     """An OpenAI-shaped endpoint whose model says no listed sentence answers: the context names what
     is asked, so the quoted answer stands in (the local model's "none" was wrong far more often than
