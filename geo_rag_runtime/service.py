@@ -221,9 +221,12 @@ class RagService:
 
     def scorer(self) -> RelevanceScorer:
         def open_scorer() -> RelevanceScorer:
+            from geo_rag_runtime.query.sentence_vectors import SentenceVectors, embedder_stamp
             from geo_rag_runtime.vocab import recognize
 
-            return RelevanceScorer(self.embedder, recognize)
+            embedder = self.embedder
+            stored = SentenceVectors(self.settings.home_dir, embedder_stamp(embedder))
+            return RelevanceScorer(embedder, recognize, sentence_vectors=stored)
 
         value = self._resource("scorer", open_scorer)
         if not isinstance(value, RelevanceScorer):
