@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from geo_rag_runtime.answer_cache import AnswerCache, kb_version
 from geo_rag_runtime.errors import GeoRagError, StoreError
 from geo_rag_runtime.models import Answer, QueryType
 from geo_rag_runtime.query.generation import ExtractiveGenerator
@@ -98,6 +99,7 @@ class RagService:
         self._errors: dict[str, tuple[float, str]] = {}
         self._vectors_checked = False
         self._classifier_stamp: tuple[int, ...] | None = None
+        self.answers = AnswerCache(self.settings.answer_cache_entries)
 
     # ----------------------------------------------------------------- resources
 
@@ -325,6 +327,7 @@ class RagService:
         # them out
         report["building"] = sorted(publication.building_papers(self.settings.home_dir))
         report["retired"] = sorted(publication.retired_papers(self.settings.home_dir))
+        report.update(self.stats())
         if not report["vectors"]["available"]:
             status = "unavailable"
         elif all(report[k]["available"] for k in ("keyword_index", "graph", "classifier")):
@@ -366,13 +369,53 @@ class RagService:
         on_text: Callable[[str], None] | None = None,
     ) -> Answer:
         """Answer one question; ``category`` forces the route (tests, evaluation by type);
-        ``on_text`` receives the LLM's draft as it streams."""
-        return answer_question(
-            question,
-            self.resources,
-            self.settings,
-            mode=mode,
-            top_k=top_k,
-            category=category,
-            on_text=on_text,
+        ``on_text`` receives the LLM's draft as it streams.
+
+        A question asked again while the knowledge base is unchanged is answered from the answer
+        cache (``answer_cache``; never a streamed one, an error or a degraded answer)."""
+        cache = self.answers
+        version = kb_version(self.settings.home_dir) if cache.enabled and on_text is None else None
+        if version is None:
+            if cache.enabled:
+                cache.skip()
+            return answer_question(
+                question,
+                self.resources,
+                self.settings,
+                mode=mode,
+                top_k=top_k,
+                category=category,
+                on_text=on_text,
+            )
+        key = cache.key(question, mode, top_k, category, version)
+        cached = cache.get(key, question)
+        if cached is not None:
+            return cached
+        answer = answer_question(
+            question, self.resources, self.settings, mode=mode, top_k=top_k, category=category
         )
+        if self._cacheable(answer) and kb_version(self.settings.home_dir) == version:
+            cache.put(key, answer)
+        return answer
+
+    def _cacheable(self, answer: Answer) -> bool:
+        """Not when a store or model failed to open (the answer is degraded), nor when its notes
+        say something failed: such an answer must not outlive the failure."""
+        with self._open_lock:
+            if self._errors:
+                return False
+        return not any("fail" in note.casefold() for note in answer.notes)
+
+    def stats(self) -> dict[str, Any]:
+        """Answer cache and sentence vector counters (``/health``, benchmarks)."""
+        out: dict[str, Any] = {"answer_cache": self.answers.stats()}
+        scorer = self._resources.get("scorer")
+        if isinstance(scorer, RelevanceScorer):
+            cache = scorer.cache
+            out["sentence_vectors"] = {
+                "from_ingest": cache.stored,
+                "embedded_at_query_time": cache.misses,
+                "cache_hits": cache.hits,
+                **(scorer.sentence_vectors.stats() if scorer.sentence_vectors is not None else {}),
+            }
+        return out
