@@ -3,8 +3,8 @@
 Logical, through the store adapters, not a copy of store files: the archive holds the papers,
 chunks, triples, measurement rows and sources registry as JSON lines, the chunk vectors as one
 float32 array (with the embedder identity), the sentence vectors answering looks up (one ``.npz``
-per paper, as ``query.sentence_vectors`` writes them, stamped with their embedder), the TEI files, the query router's numpy copy
-(``linear.npz`` with its manifest) and the building/retired marks. Restore writes them back through
+per paper, as ``query.sentence_vectors`` writes them, stamped with their embedder), the TEI files,
+the query router's numpy copy (``linear.npz`` with its manifest) and the building/retired marks. Restore writes them back through
 the same adapters — documents, vectors and graph into whatever this home's settings name
 (embedded, or MongoDB / a Chroma server / Neo4j), the keyword index and the graph rebuilt from the
 chunks and triples — so a backup also moves a knowledge base from the embedded stores to servers.
