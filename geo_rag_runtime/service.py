@@ -42,6 +42,7 @@ from geo_rag_runtime.stores import opening, publication
 
 __all__ = ["RagService", "MAX_TOP_K", "STAGES"]
 
+_NO_LLM = "LookupError: no LLM configured"  # not a failure: extractive answers are the design
 _RETRY_AFTER_S = 30.0  # a store that failed to open is tried again after this long (serve mode)
 
 
@@ -205,7 +206,7 @@ class RagService:
         def open_llm() -> Any:
             client = opening.open_llm(self.settings)
             if client is None:
-                raise LookupError("no LLM configured")
+                raise LookupError(_NO_LLM.removeprefix("LookupError: "))
             return client
 
         return self._resource("llm", open_llm)
@@ -402,8 +403,9 @@ class RagService:
         """Not when a store or model failed to open (the answer is degraded), nor when its notes
         say something failed: such an answer must not outlive the failure."""
         with self._open_lock:
-            if self._errors:
-                return False
+            failed = {name for name, (_, why) in self._errors.items() if why != _NO_LLM}
+        if failed:
+            return False
         return not any("fail" in note.casefold() for note in answer.notes)
 
     def stats(self) -> dict[str, Any]:

@@ -209,15 +209,38 @@ class RelevanceScorer:
 
             keywords = normalize_tokens
         self._keywords = keywords
+        self._memos: OrderedDict[tuple[str, str], Any] = OrderedDict()
+        self._memo_lock = threading.Lock()
+        self._memo_entries = 2 * cache_entries
+
+    def _memo(self, kind: str, text: str, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per (kind, text): the same passages' sentences recur within a question
+        (scoring, then the ranker's features) and across questions; bounded like the vectors."""
+        key = (kind, text)
+        with self._memo_lock:
+            if key in self._memos:
+                self._memos.move_to_end(key)
+                return self._memos[key]
+        value = compute()
+        with self._memo_lock:
+            self._memos[key] = value
+            while len(self._memos) > self._memo_entries:
+                self._memos.popitem(last=False)
+        return value
 
     def entity_names(self, text: str) -> set[str]:
         """Canonical names of the vocabulary entities in ``text`` (empty without a recognizer)."""
-        if self._recognize is None:
+        recognize = self._recognize
+        if recognize is None:
             return set()
-        return {str(entity.name).casefold() for entity in self._recognize(text)}
+        names: frozenset[str] = self._memo(
+            "entities", text, lambda: frozenset(str(entity.name).casefold() for entity in recognize(text))
+        )
+        return set(names)
 
     def keywords(self, text: str) -> list[str]:
-        return list(self._keywords(text))
+        words: tuple[str, ...] = self._memo("keywords", text, lambda: tuple(self._keywords(text)))
+        return list(words)
 
     def prefill(self, refs: Iterable[tuple[str | None, str | None]]) -> int:
         """Put the stored sentence vectors of these (paper id, chunk id) passages into the cache, so

@@ -217,7 +217,7 @@ def test_errors_are_never_cached_and_the_cache_is_bounded(
     settings = knowledge_base.copy_without(tmp_path / "home")
     with home_lock(settings.home_dir, print, what="test ingest"):
         pass
-    service = RagService(_settings(settings, answer_cache_entries=2), llm=None)
+    service = RagService(_settings(settings, answer_cache_entries=2))  # no LLM configured: still cached
     for _ in range(2):
         with pytest.raises(InputError):
             service.ask("   ")
