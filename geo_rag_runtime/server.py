@@ -299,6 +299,7 @@ def create_app(settings: Settings | None = None, *, service: RagService | None =
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache"},
             )
+
         def answer_text() -> str:  # serialized in the worker too: the event loop only sends bytes
             return answer_json(rag.ask(body.question, mode=body.mode, top_k=body.top_k))  # type: ignore[attr-defined]
 
