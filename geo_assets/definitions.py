@@ -28,6 +28,7 @@ PER_PAPER_ASSETS = [
     ingest.cleaned_text,
     ingest.chunks,
     index.chunk_embeddings,
+    index.sentence_embeddings,
     graph.triples,
     graph.knowledge_graph,
     measurements.measurements,
@@ -47,7 +48,7 @@ ingest_paper_job = dg.define_asset_job(
     "ingest_paper_job",
     selection=dg.AssetSelection.assets(*PER_PAPER_ASSETS),
     partitions_def=papers_partitions,
-    description="Everything for one paper: TEI, JSON, cleaned text, chunks, embeddings, triples, graph, "
+    description="Everything for one paper: TEI, JSON, cleaned text, chunks, embeddings, sentence vectors, triples, graph, "
     "measurements, published.",
 )
 

@@ -2,8 +2,9 @@
 
 Logical, through the store adapters, not a copy of store files: the archive holds the papers,
 chunks, triples, measurement rows and sources registry as JSON lines, the chunk vectors as one
-float32 array (with the embedder identity), the TEI files, the query router's numpy copy
-(``linear.npz`` with its manifest) and the building/retired marks. Restore writes them back through
+float32 array (with the embedder identity), the sentence vectors answering looks up (one ``.npz``
+per paper, as ``query.sentence_vectors`` writes them, stamped with their embedder), the TEI files,
+the query router's numpy copy (``linear.npz`` with its manifest) and the building/retired marks. Restore writes them back through
 the same adapters — documents, vectors and graph into whatever this home's settings name
 (embedded, or MongoDB / a Chroma server / Neo4j), the keyword index and the graph rebuilt from the
 chunks and triples — so a backup also moves a knowledge base from the embedded stores to servers.
@@ -57,6 +58,7 @@ from geo_rag_runtime.errors import StoreError
 from geo_rag_runtime.home_lock import home_lock
 from geo_rag_runtime.models import Chunk, Measurement, Paper, Triple
 from geo_rag_runtime.query.selector import SELECTOR_FILE, load_selector
+from geo_rag_runtime.query.sentence_vectors import FOLDER as SENTENCES_FOLDER
 from geo_rag_runtime.settings import Settings
 from geo_rag_runtime.stores import publication
 
@@ -77,6 +79,8 @@ _CLASSIFIER = "query_classifier"
 _CLASSIFIER_FILES = ("manifest.json", "linear.npz")
 _SELECTOR_MEMBER = f"files/models/{SELECTOR_FILE}"
 _TEI_MEMBER = re.compile(r"files/tei/[A-Za-z0-9][A-Za-z0-9._-]{0,200}")
+# the sentence vectors of each paper (query.sentence_vectors): numbers and strings, loaded without pickle
+_SENTENCES_MEMBER = re.compile(rf"files/{SENTENCES_FOLDER}/[0-9a-f]{{40}}\.npz")
 _STAGING_PREFIX = ".restore-staging-"
 _BLOCK = 1 << 20
 
@@ -105,6 +109,11 @@ def _file_members(settings: Settings) -> dict[str, bytes]:
     for path in sorted(tei.iterdir()) if tei.is_dir() else []:
         name = f"files/tei/{path.name}"
         if path.is_file() and not path.is_symlink() and _TEI_MEMBER.fullmatch(name):
+            members[name] = path.read_bytes()
+    sentences = settings.home_dir / SENTENCES_FOLDER
+    for path in sorted(sentences.iterdir()) if sentences.is_dir() else []:
+        name = f"files/{SENTENCES_FOLDER}/{path.name}"
+        if path.is_file() and not path.is_symlink() and _SENTENCES_MEMBER.fullmatch(name):
             members[name] = path.read_bytes()
     # the home's answer-sentence ranker: JSON weights, kept only when they load (no code in them)
     selector = settings.home_dir / "models" / SELECTOR_FILE
@@ -198,6 +207,8 @@ def _refuse(archive_path: Path, why: str) -> StoreError:
 
 def _allowed(name: str) -> bool:
     if name in (MANIFEST, _SELECTOR_MEMBER) or name in _DATA_MEMBERS or _TEI_MEMBER.fullmatch(name):
+        return True
+    if _SENTENCES_MEMBER.fullmatch(name):
         return True
     return name in {f"files/models/{_CLASSIFIER}/{f}" for f in _CLASSIFIER_FILES}
 

@@ -20,6 +20,7 @@ SOURCES = "sources"  # partition key -> PDF path registry
 # In the home: held by `geo-rag ingest` (and backup/restore) for its whole run; an fcntl lock that the
 # kernel releases when its holder dies, so it proves that no other writer of the home is alive.
 INGEST_LOCK = "ingest.lock"
+KB_VERSION = "ingest.version"  # a new one each time a writer gives the lock back (answer cache)
 
 # named evaluation sets (`geo-rag evaluate --dataset NAME`): the CLI passes a name through, the
 # Dagster side resolves it (geo_assets.evaluation.dataset.DATASETS has exactly these keys)

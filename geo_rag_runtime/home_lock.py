@@ -11,6 +11,9 @@ no other writer of this home is alive — what lets ingest recover the runs of a
 second writer says who it waits for and backs off (1 s, 2 s, … 10 s between tries) instead of
 spinning a core. The lock is re-entrant within one thread: ``geo-rag ingest`` holds it and the
 Dagster runs it executes in process take it again without waiting for themselves.
+
+Taking the lock writes ``ingest.pid`` (who holds it); giving it back writes a new
+``ingest.version``: the knowledge-base version that the answer cache (``answer_cache``) keys on.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import json
 import os
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -106,10 +110,21 @@ def home_lock(
                 say(f"got the home lock of {home}")
             yield
         finally:
-            held.lock, held.depth = None, 0
-            lock.release()
+            try:  # a new knowledge-base version: answers cached before it are not used again
+                _write_version(home)
+            finally:
+                held.lock, held.depth = None, 0
+                lock.release()
     finally:
         held.guard.release()
+
+
+def _write_version(home: Path) -> None:
+    """A new ``ingest.version`` (``contract.KB_VERSION``), written whole (rename)."""
+    target = home / contract.KB_VERSION
+    partial = target.with_name(f".{contract.KB_VERSION}.{uuid.uuid4().hex}")
+    partial.write_text(f"{time.time_ns()}-{uuid.uuid4().hex}\n", encoding="utf-8")
+    os.replace(partial, target)
 
 
 def holder(home: Path) -> str:

@@ -299,14 +299,18 @@ def create_app(settings: Settings | None = None, *, service: RagService | None =
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache"},
             )
+
+        def answer_text() -> str:  # serialized in the worker too: the event loop only sends bytes
+            return answer_json(rag.ask(body.question, mode=body.mode, top_k=body.top_k))  # type: ignore[attr-defined]
+
         try:
-            answer = await run_in_threadpool(rag.ask, body.question, mode=body.mode, top_k=body.top_k)  # type: ignore[attr-defined]
+            text = await run_in_threadpool(answer_text)
         except GeoRagError as exc:
             return _error(error_status(exc), type(exc).__name__, str(exc))
         except Exception:  # answer, don't crash; the log keeps the trace
             log.exception("ask failed")
             return _error(500, "InternalServerError", "internal error; the server log has the details")
-        return Response(content=answer_json(answer), media_type="application/json")
+        return Response(content=text, media_type="application/json")
 
     @app.get("/measurements", dependencies=[Depends(require_token)])
     async def measurements_endpoint(

@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from geo_rag_runtime.answer_cache import AnswerCache, kb_version
 from geo_rag_runtime.errors import GeoRagError, StoreError
 from geo_rag_runtime.models import Answer, QueryType
 from geo_rag_runtime.query.generation import ExtractiveGenerator
@@ -41,6 +42,7 @@ from geo_rag_runtime.stores import opening, publication
 
 __all__ = ["RagService", "MAX_TOP_K", "STAGES"]
 
+_NO_LLM = "LookupError: no LLM configured"  # not a failure: extractive answers are the design
 _RETRY_AFTER_S = 30.0  # a store that failed to open is tried again after this long (serve mode)
 
 
@@ -98,6 +100,7 @@ class RagService:
         self._errors: dict[str, tuple[float, str]] = {}
         self._vectors_checked = False
         self._classifier_stamp: tuple[int, ...] | None = None
+        self.answers = AnswerCache(self.settings.answer_cache_entries)
 
     # ----------------------------------------------------------------- resources
 
@@ -203,7 +206,7 @@ class RagService:
         def open_llm() -> Any:
             client = opening.open_llm(self.settings)
             if client is None:
-                raise LookupError("no LLM configured")
+                raise LookupError(_NO_LLM.removeprefix("LookupError: "))
             return client
 
         return self._resource("llm", open_llm)
@@ -221,9 +224,12 @@ class RagService:
 
     def scorer(self) -> RelevanceScorer:
         def open_scorer() -> RelevanceScorer:
+            from geo_rag_runtime.query.sentence_vectors import SentenceVectors, embedder_stamp
             from geo_rag_runtime.vocab import recognize
 
-            return RelevanceScorer(self.embedder, recognize)
+            embedder = self.embedder
+            stored = SentenceVectors(self.settings.home_dir, embedder_stamp(embedder))
+            return RelevanceScorer(embedder, recognize, sentence_vectors=stored)
 
         value = self._resource("scorer", open_scorer)
         if not isinstance(value, RelevanceScorer):
@@ -322,6 +328,7 @@ class RagService:
         # them out
         report["building"] = sorted(publication.building_papers(self.settings.home_dir))
         report["retired"] = sorted(publication.retired_papers(self.settings.home_dir))
+        report.update(self.stats())
         if not report["vectors"]["available"]:
             status = "unavailable"
         elif all(report[k]["available"] for k in ("keyword_index", "graph", "classifier")):
@@ -363,13 +370,54 @@ class RagService:
         on_text: Callable[[str], None] | None = None,
     ) -> Answer:
         """Answer one question; ``category`` forces the route (tests, evaluation by type);
-        ``on_text`` receives the LLM's draft as it streams."""
-        return answer_question(
-            question,
-            self.resources,
-            self.settings,
-            mode=mode,
-            top_k=top_k,
-            category=category,
-            on_text=on_text,
+        ``on_text`` receives the LLM's draft as it streams.
+
+        A question asked again while the knowledge base is unchanged is answered from the answer
+        cache (``answer_cache``; never a streamed one, an error or a degraded answer)."""
+        cache = self.answers
+        version = kb_version(self.settings.home_dir) if cache.enabled and on_text is None else None
+        if version is None:
+            if cache.enabled:
+                cache.skip()
+            return answer_question(
+                question,
+                self.resources,
+                self.settings,
+                mode=mode,
+                top_k=top_k,
+                category=category,
+                on_text=on_text,
+            )
+        key = cache.key(question, mode, top_k, category, version)
+        cached = cache.get(key, question)
+        if cached is not None:
+            return cached
+        answer = answer_question(
+            question, self.resources, self.settings, mode=mode, top_k=top_k, category=category
         )
+        if self._cacheable(answer) and kb_version(self.settings.home_dir) == version:
+            cache.put(key, answer)
+        return answer
+
+    def _cacheable(self, answer: Answer) -> bool:
+        """Not when a store or model failed to open (the answer is degraded), nor when its notes
+        say something failed: such an answer must not outlive the failure."""
+        with self._open_lock:
+            failed = {name for name, (_, why) in self._errors.items() if why != _NO_LLM}
+        if failed:
+            return False
+        return not any("fail" in note.casefold() for note in answer.notes)
+
+    def stats(self) -> dict[str, Any]:
+        """Answer cache and sentence vector counters (``/health``, benchmarks)."""
+        out: dict[str, Any] = {"answer_cache": self.answers.stats()}
+        scorer = self._resources.get("scorer")
+        if isinstance(scorer, RelevanceScorer):
+            cache = scorer.cache
+            out["sentence_vectors"] = {
+                "from_ingest": cache.stored,
+                "embedded_at_query_time": cache.misses,
+                "cache_hits": cache.hits,
+                **(scorer.sentence_vectors.stats() if scorer.sentence_vectors is not None else {}),
+            }
+        return out

@@ -142,6 +142,12 @@ class Settings(BaseSettings):
     )
     max_question_chars: int = 2000
     api_token: str | None = None
+    answer_cache_entries: int = Field(
+        default=1024,
+        ge=0,
+        description="answers a running service keeps for questions asked again, until the knowledge "
+        "base changes (geo_rag_runtime.answer_cache); 0 turns the cache off",
+    )
 
     @property
     def local_embeddings(self) -> bool:

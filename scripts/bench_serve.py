@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Serving speed beside its floor, in one run (issue 16): what an answer costs over bare search.
+"""Serving speed beside its floor, in one run (issues 16, 34): what an answer costs over bare search.
 
 On whatever GEO_RAG_HOME holds (the 17-paper corpus for the reported numbers), with new questions
 (the hand-written corpus and dev evaluation sets, each question asked once per measurement, so no
@@ -9,8 +9,13 @@ answer or sentence cache is warm for it):
     throughput with 8 threads — no answer can be cheaper;
 (b) warm ``RagService.ask`` per mode and per labelled query type (p50/p95 end to end);
 (c) a cold ``geo-rag ask`` (a new process, as a user types it), extractive generator;
-(d) ``geo-rag serve`` with 1, 4, 8 and 16 concurrent clients: answers/s and client-side p50/p95;
-(e) peak RSS of the server and of this process.
+(d) the same new questions answered in-process (a fresh ``RagService``, 1 and 8 threads) and over
+    HTTP (``geo-rag serve``, 1 and 8 clients, after 16 unmeasured warm-up questions, as the
+    in-process embedder is warm): answers/s and p50/p95 side by side, so the HTTP overhead is
+    measured, not guessed;
+(f) the answer cache: the HTTP questions asked again (8 clients): answers/s of hits, and the hit
+    rate the server reports in ``/health`` — apart from the new-question throughput above;
+(e) peak RSS of the server and of this process; whether the home's sentence vectors were used.
 
 Times on a shared machine drift, so every line also gives its ratio to the floor measured in the
 same run. Example:
@@ -23,10 +28,13 @@ import argparse
 import functools
 import importlib.util
 import json
+import os
 import resource
+import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -36,7 +44,7 @@ from typing import Any
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
-LEVELS = (1, 4, 8, 16)
+LEVELS = (1, 8)
 
 
 @functools.cache
@@ -124,19 +132,135 @@ def cold(question: str, runs: int) -> dict[str, Any]:
     return {"runs": runs, "median_s": round(statistics.median(walls), 2), "min_s": round(min(walls), 2)}
 
 
-def serve(questions: list[str], per_level: int, timeout_s: float) -> dict[str, Any]:
-    """(d)+(e) one server, each concurrency level with its own new questions."""
-    bench = _bench_runtime()
+def in_process(questions_by_level: dict[int, list[str]]) -> dict[str, Any]:
+    """(d) a fresh service (answer cache off), each level's new questions from that many threads."""
+    from geo_rag_runtime.service import RagService
+    from geo_rag_runtime.settings import get_settings
+
+    service = RagService(get_settings().model_copy(update={"answer_cache_entries": 0}))
+    service.warm_up()
     out: dict[str, Any] = {}
-    offset = 0
-    for level in LEVELS:
-        chunk = questions[offset : offset + per_level]
-        offset += per_level
-        if len(chunk) < per_level:
-            chunk = questions[:per_level]  # too few questions: repeats (said in the output)
-            out.setdefault("note", "questions repeat across levels")
-        result = bench.run_server(chunk, len(chunk), level, timeout_s)
-        out[str(level)] = result
+    for level, questions in questions_by_level.items():
+        latencies: list[float] = []
+
+        def one(question: str, latencies: list[float] = latencies) -> None:
+            sent = time.perf_counter()
+            service.ask(question)
+            latencies.append((time.perf_counter() - sent) * 1000)
+
+        began = time.perf_counter()
+        with ThreadPoolExecutor(level) as pool:
+            list(pool.map(one, questions))
+        wall = time.perf_counter() - began
+        out[str(level)] = {
+            "requests": len(latencies),
+            "requests_per_s": round(len(latencies) / wall, 2),
+            "latency_p50_ms": round(_p(latencies, 50), 1),
+            "latency_p95_ms": round(_p(latencies, 95), 1),
+        }
+    out["stats"] = getattr(service, "stats", dict)()  # (older code: none)
+    service.close()
+    return out
+
+
+def _load(base: str, questions: list[str], concurrency: int, timeout_s: float) -> dict[str, Any]:
+    """``concurrency`` clients post ``questions`` (each once) to a running server."""
+    import httpx
+
+    token = os.environ.get("GEO_RAG_API_TOKEN")
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    pending = iter(questions)
+    lock = threading.Lock()
+    latencies: list[float] = []
+    errors: list[str] = []
+    sizes: list[int] = []
+
+    def client_loop() -> None:
+        with httpx.Client(base_url=base, timeout=timeout_s, headers=headers) as client:
+            while True:
+                with lock:
+                    question = next(pending, None)
+                if question is None:
+                    return
+                sent = time.perf_counter()
+                response = client.post("/ask", json={"question": question})
+                elapsed = (time.perf_counter() - sent) * 1000
+                with lock:
+                    latencies.append(elapsed)
+                    sizes.append(len(response.content))
+                    if response.status_code != 200:
+                        errors.append(f"{response.status_code}: {response.text[:200]}")
+
+    threads = [threading.Thread(target=client_loop) for _ in range(concurrency)]
+    began = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - began
+    return {
+        "requests": len(latencies),
+        "errors": len(errors),
+        "first_errors": errors[:3],
+        "concurrency": concurrency,
+        "wall_s": round(wall, 2),
+        "requests_per_s": round(len(latencies) / wall, 2),
+        "latency_p50_ms": round(_p(latencies, 50), 1),
+        "latency_p95_ms": round(_p(latencies, 95), 1),
+        "mean_response_kb": round(statistics.fmean(sizes) / 1024, 1) if sizes else 0.0,
+    }
+
+
+def serve(questions_by_level: dict[int, list[str]], warm_up: list[str], timeout_s: float) -> dict[str, Any]:
+    """(d)+(f)+(e) one ``geo-rag serve``: ``warm_up`` questions first (not measured: this process's
+    embedder is warm too), each level's new questions, then all of them again (hits)."""
+    import httpx
+
+    bench = _bench_runtime()
+    port = bench._free_port()
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - not a pipe: an unread full pipe stalls the server
+    server = subprocess.Popen(
+        [sys.executable, "-m", "geo_rag_runtime.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    token = os.environ.get("GEO_RAG_API_TOKEN")
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    out: dict[str, Any] = {}
+    try:
+        started = time.perf_counter()
+        while True:
+            if server.poll() is not None:
+                log.seek(0)
+                raise SystemExit(f"server exited: {log.read().decode(errors='replace')[-2000:]}")
+            try:
+                if httpx.get(f"{base}/health", timeout=2).status_code in (200, 503):
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.perf_counter() - started > timeout_s:
+                raise SystemExit("server did not start in time")
+            time.sleep(0.5)
+        out["startup_s"] = round(time.perf_counter() - started, 2)
+        out["warm_up"] = _load(base, warm_up, 1, timeout_s)
+        for level, questions in questions_by_level.items():
+            out[str(level)] = _load(base, questions, level, timeout_s)
+        again = [q for questions in questions_by_level.values() for q in questions]
+        out["cached"] = _load(base, again, 8, timeout_s)
+        health = httpx.get(f"{base}/health", headers=headers, timeout=30).json()
+        out["answer_cache"] = health.get("answer_cache")
+        out["sentence_vectors"] = health.get("sentence_vectors")
+        out["server_rss_mb"] = bench._peak_rss_mb(server.pid)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
     return out
 
 
@@ -145,7 +269,9 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--warm-questions", type=int, default=60)
-    parser.add_argument("--per-level", type=int, default=48, help="HTTP requests per concurrency level")
+    parser.add_argument(
+        "--per-level", type=int, default=48, help="new questions per concurrency level (in-process and HTTP)"
+    )
     parser.add_argument("--cold-runs", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--json", help="also write the results here")
@@ -165,10 +291,20 @@ def main(argv: list[str] | None = None) -> int:
     }
     result["floor"] = floor(service, texts[:100])
     result["warm"] = warm(service, labelled[100 : 100 + args.warm_questions])
-    result["bench_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    result["warm_stats"] = getattr(service, "stats", dict)()
     service.close()
+    rest = texts[100 + args.warm_questions :]
+    by_level: dict[int, list[str]] = {}
+    for position, level in enumerate(LEVELS):
+        chunk = rest[position * args.per_level : (position + 1) * args.per_level]
+        if len(chunk) < args.per_level:
+            chunk = texts[position * args.per_level : (position + 1) * args.per_level]
+            result["note"] = "too few questions: some repeat the floor's or warm ones"
+        by_level[level] = chunk
+    result["in_process"] = in_process(by_level)
+    result["bench_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     result["cold"] = cold(texts[0], args.cold_runs)
-    result["serve"] = serve(texts[100 + args.warm_questions :], args.per_level, args.timeout)
+    result["serve"] = serve(by_level, texts[:16], args.timeout)  # floor questions: new to the server
     print_table(result)
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2), encoding="utf-8")
@@ -191,20 +327,31 @@ def print_table(r: dict[str, Any]) -> None:
     print(
         f"{'(c) cold geo-rag ask, median of ' + str(r['cold']['runs']):<44}{cold_s:>20.2f} s{cold_s * 1000 / base_ms:>18.0f}"
     )
-    for level, s in r["serve"].items():
-        if level == "note":
-            continue
-        label = f"(d) HTTP {level} clients: answers/s, p50/p95"
-        value = f"{s['requests_per_s']:.2f}/s {s['latency_p50_ms']:.0f}/{s['latency_p95_ms']:.0f} ms"
-        print(f"{label:<44}{value:>22}{s['requests_per_s'] / base_rate:>18.2f}")
-        if s["errors"]:
-            print(f"    errors: {s['errors']} {s['first_errors']}")
-    server_rss = [
-        s.get("server_rss_mb") for k, s in r["serve"].items() if k != "note" and s.get("server_rss_mb")
-    ]
+    for level in (str(x) for x in LEVELS):
+        for where, s in (("in-process", r["in_process"][level]), ("HTTP", r["serve"][level])):
+            label = f"(d) {where} {level}: answers/s, p50/p95"
+            value = f"{s['requests_per_s']:.2f}/s {s['latency_p50_ms']:.0f}/{s['latency_p95_ms']:.0f} ms"
+            print(f"{label:<44}{value:>22}{s['requests_per_s'] / base_rate:>18.2f}")
+            if s.get("errors"):
+                print(f"    errors: {s['errors']} {s['first_errors']}")
+        http, local = r["serve"][level], r["in_process"][level]
+        print(
+            f"    HTTP / in-process answers/s at {level}: {http['requests_per_s'] / local['requests_per_s']:.2f}"
+        )
+    hits = r["serve"]["cached"]
+    cache = r["serve"].get("answer_cache") or {}
+    label = "(f) HTTP 8 clients, repeated: answers/s, p50/p95"
+    value = f"{hits['requests_per_s']:.2f}/s {hits['latency_p50_ms']:.0f}/{hits['latency_p95_ms']:.0f} ms"
+    print(f"{label:<44}{value:>22}{hits['requests_per_s'] / base_rate:>18.2f}")
+    print(
+        f"    answer cache (server /health): hit rate {cache.get('hit_rate')}, hits {cache.get('hits')}, "
+        f"misses {cache.get('misses')}, entries {cache.get('entries')}"
+    )
+    print(f"    sentence vectors (server): {r['serve'].get('sentence_vectors')}")
+    print(f"    sentence vectors (warm service): {r.get('warm_stats', {}).get('sentence_vectors')}")
     print(f"{'(e) peak RSS: benchmark process':<44}{r['bench_rss_mb']:>19.1f} MB")
-    if server_rss:
-        print(f"{'(e) peak RSS: server':<44}{max(server_rss):>19.1f} MB")
+    if r["serve"].get("server_rss_mb"):
+        print(f"{'(e) peak RSS: server':<44}{r['serve']['server_rss_mb']:>19.1f} MB")
 
 
 if __name__ == "__main__":

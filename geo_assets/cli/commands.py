@@ -40,31 +40,64 @@ def _skipped_duplicates(result: dg.ExecuteInProcessResult) -> list[str]:
     return notes
 
 
-def up_to_date(
-    instance: dg.DagsterInstance, assets: list[dg.AssetsDefinition], key: str, sha256: str, store: Any
-) -> bool:
-    """True when this partition's paper has these bytes and every per-paper asset was materialized
-    with the current code version, no older than its TEI (so a failed later step is not skipped).
+def stale_assets(
+    instance: dg.DagsterInstance, assets: list[dg.AssetsDefinition], key: str
+) -> list[dg.AssetsDefinition]:
+    """The per-paper assets of this partition that must run: each one never materialized, made by
+    another code version, or older than the TEI (the first asset; a failed later step is not
+    skipped), and everything downstream of them (in ``assets`` order). All of them when the TEI
+    itself must run.
 
-    Compared with the TEI (the first asset), not with the asset listed before it: the per-paper graph
-    branches (measurements need no knowledge graph), so Dagster may finish them in either order."""
-    if store.paper_sha256_for_partition(key) != sha256:
-        return False
+    Compared with the TEI, not with the asset listed before it: the per-paper graph branches
+    (measurements need no knowledge graph), so Dagster may finish them in either order."""
+    stale: list[dg.AssetsDefinition] = []
     tei_time: float | None = None
-    for asset in assets:
+    for position, asset in enumerate(assets):
         for asset_key in asset.keys:
             latest = latest_versions(
                 instance, dg.AssetRecordsFilter(asset_key=asset_key, asset_partitions=[key]), limit=1
             ).get(key)
-            if latest is None:
-                return False
-            if latest.code_version != asset.code_versions_by_key.get(asset_key):
-                return False
+            if (
+                latest is None
+                or latest.code_version != asset.code_versions_by_key.get(asset_key)
+                or (tei_time is not None and latest.timestamp < tei_time)
+            ):
+                if position == 0:
+                    return list(assets)
+                stale.append(asset)
+                break
             if tei_time is None:
                 tei_time = latest.timestamp
-            elif latest.timestamp < tei_time:
-                return False
-    return True
+    selected = {k for a in stale for k in a.keys}
+    for asset in assets:  # assets are listed upstream first: one pass closes the selection
+        if asset not in stale and any(dep in selected for dep in asset.dependency_keys):
+            stale.append(asset)
+            selected |= set(asset.keys)
+    return [a for a in assets if a in stale]
+
+
+def _upstream_keys(targets: list[dg.AssetsDefinition], assets: list[dg.AssetsDefinition]) -> set[dg.AssetKey]:
+    """The keys among ``assets`` that ``targets`` read, directly or through one another."""
+    by_key = {k: a for a in assets for k in a.keys}
+    found: set[dg.AssetKey] = set()
+    todo = [dep for t in targets for dep in t.dependency_keys]
+    while todo:
+        dep = todo.pop()
+        if dep in found or dep not in by_key:
+            continue
+        found.add(dep)
+        todo.extend(by_key[dep].dependency_keys)
+    return found
+
+
+def up_to_date(
+    instance: dg.DagsterInstance, assets: list[dg.AssetsDefinition], key: str, sha256: str, store: Any
+) -> bool:
+    """True when this partition's paper has these bytes and no per-paper asset is stale
+    (:func:`stale_assets`)."""
+    if store.paper_sha256_for_partition(key) != sha256:
+        return False
+    return not stale_assets(instance, assets, key)
 
 
 def ingest(
@@ -148,17 +181,23 @@ def _ingest_locked(
     timings: dict[str, float] = {}
     unique = list(dict.fromkeys(zip(keys, pdfs, strict=True)))
     current: list[tuple[str, Path]] = []
+    selections: dict[str, list[dg.AssetsDefinition]] = {}  # what each paper runs: its stale assets
     with resources["documents"].open() as store:
         for key, pdf in unique:
-            if force or not up_to_date(instance, PER_PAPER_ASSETS, key, contract.file_sha256(pdf), store):
-                current.append((key, pdf))
+            if force or store.paper_sha256_for_partition(key) != contract.file_sha256(pdf):
+                selections[key] = PER_PAPER_ASSETS
+            elif stale := stale_assets(instance, PER_PAPER_ASSETS, key):
+                selections[key] = stale  # e.g. a new or changed asset: only it and what follows it
+            else:
+                continue
+            current.append((key, pdf))
     for key, _ in sorted(set(unique) - set(current)):
         print(f"up to date: {key}", file=out)
     bar = tqdm([k for k, _ in current], desc="ingest", unit="paper", disable=not show, file=sys.stderr)
     for key in bar:
         bar.set_postfix_str(key[:40])
         started = time.perf_counter()
-        result = run(PER_PAPER_ASSETS, partition_key=key)
+        result = run(selections[key], partition_key=key)
         timings[key] = round(time.perf_counter() - started, 1)
         if not result.success:
             failures.extend(failure_messages(result) or [f"{key}: failed (see the Dagster UI)"])
@@ -170,7 +209,14 @@ def _ingest_locked(
 
     # the corpus assets follow any newly ingested paper, and are rebuilt when the router is missing
     classifier_missing = not (default_artifact_dir(settings) / "manifest.json").is_file()
-    if corpus_assets and CORPUS_ASSETS and (len(timings) > failed_papers or classifier_missing):
+    # ... but not when the papers ran only assets the corpus assets do not read (sentence vectors)
+    feeding = _upstream_keys(CORPUS_ASSETS, PER_PAPER_ASSETS)
+    corpus_inputs_ran = any(k in feeding for key, _ in current for a in selections[key] for k in a.keys)
+    if (
+        corpus_assets
+        and CORPUS_ASSETS
+        and ((len(timings) > failed_papers and corpus_inputs_ran) or classifier_missing)
+    ):
         started = time.perf_counter()
         result = run(CORPUS_ASSETS)
         timings["(corpus assets)"] = round(time.perf_counter() - started, 1)

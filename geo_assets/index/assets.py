@@ -1,4 +1,5 @@
-"""Index stage: chunk embeddings into ChromaDB and the BM25 keyword index, per paper."""
+"""Index stage: chunk embeddings into ChromaDB and the BM25 keyword index, and the sentence vectors
+answering looks up, per paper."""
 
 import time
 from typing import Any
@@ -9,9 +10,11 @@ from geo_assets.partitions import papers_partitions
 from geo_assets.resources import (
     DocumentStoreResource,
     EmbedderResource,
+    GeoRagResource,
     HomeWriterResource,
     VectorStoreResource,
 )
+from geo_rag_runtime.query.sentence_vectors import SENTENCE_VECTORS_VERSION
 
 
 @dg.asset(
@@ -69,5 +72,55 @@ def chunk_embeddings(
             "model": str(model.identity.get("model")),
             "embed_seconds": round(seconds, 2),
             "chunks_per_second": round(len(items) / seconds, 1) if seconds > 0 else 0.0,
+        },
+    )
+
+
+@dg.asset(
+    partitions_def=papers_partitions,
+    group_name="index",
+    kinds={"numpy", "pytorch"},
+    code_version=f"sentence-vectors-1+{SENTENCE_VECTORS_VERSION}",
+    check_specs=[dg.AssetCheckSpec("readable_as_stored", asset="sentence_embeddings")],
+    description="One unit vector per sentence of every chunk, as answering embeds them: the extractive "
+    "generator's answer-worthy sentences and compression's raw sentences (the same split and "
+    "normalisation, `query.sentence_vectors`), in `$GEO_RAG_HOME/sentence_vectors/` (one .npz per "
+    "paper) stamped with the embedder's identity, runtime and the splitter's version. Questions "
+    "look them up for the passages they retrieved instead of embedding; a file with another stamp "
+    "is not used.",
+)
+def sentence_embeddings(
+    context: dg.AssetExecutionContext,
+    chunks: dict[str, Any],
+    geo: GeoRagResource,
+    embedder: EmbedderResource,
+    documents: DocumentStoreResource,
+    home_writer: HomeWriterResource,  # the home's writer lock, held for the run
+):
+    from geo_rag_runtime.query.sentence_vectors import SentenceVectors, embedder_stamp, write_paper
+
+    paper_id = chunks["paper_id"]
+    with documents.open() as store:
+        items = store.get_chunks(chunks["chunk_ids"])
+    model = embedder.embedder()
+    home = geo.settings().home_dir
+    started = time.perf_counter()
+    written = write_paper(home, paper_id, items, model)
+    seconds = time.perf_counter() - started
+    reader = SentenceVectors(home, embedder_stamp(model))
+    found = reader.lookup((paper_id, c.chunk_id) for c in items)
+    yield dg.AssetCheckResult(
+        check_name="readable_as_stored",
+        passed=len(found) == written["sentences"],
+        metadata={"texts_read_back": len(found), "sentences": written["sentences"]},
+    )
+    context.log.info(f"{chunks['source_file']}: {written['sentences']} sentence vectors in {seconds:.1f}s")
+    yield dg.Output(
+        {"paper_id": paper_id, **written},
+        metadata={
+            **written,
+            "model": str(model.identity.get("model")),
+            "embed_seconds": round(seconds, 2),
+            "sentences_per_second": round(written["sentences"] / seconds, 1) if seconds > 0 else 0.0,
         },
     )

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from geo_rag_runtime import contract
+from geo_rag_runtime.query import sentence_vectors
 from geo_rag_runtime.settings import Settings
 from geo_rag_runtime.stores import opening, publication
 from geo_rag_runtime.stores.protocols import DocumentRepository
@@ -189,13 +190,15 @@ def purgeable(
 
 
 def purge_paper(settings: Settings, store: DocumentRepository, paper_id: str) -> dict[str, Any]:
-    """Delete a retired paper from the document, vector, keyword and graph stores, and forget its
-    partition's PDF. Shared graph entities stay while other papers still mention them."""
+    """Delete a retired paper from the document, vector, keyword and graph stores and its sentence
+    vectors, and forget its partition's PDF. Shared graph entities stay while other papers still
+    mention them."""
     record = publication.retired_papers(settings.home_dir).get(paper_id, {})
     removed: dict[str, Any] = {"paper_id": paper_id, "partition": record.get("partition_key", "")}
     publication.mark_building(settings.home_dir, paper_id, "purge")  # stays hidden if this fails
     removed["vectors"] = opening.open_vectors(settings).delete_paper(paper_id)
     removed["sparse"] = opening.open_keyword_index(settings).delete_paper(paper_id)
+    removed["sentence_vectors"] = sentence_vectors.delete_paper(settings.home_dir, paper_id)
     graph = opening.open_graph(settings)
     try:
         removed["graph"] = graph.delete_paper(paper_id)

@@ -33,9 +33,10 @@ def compress_passages(
     or when it fails: sentences whose relevance reaches ``threshold``, and always a passage's best.
     Passages keep their order and metadata; kept sentences keep their order, joined by " … ".
     """
-    from geo_rag_runtime.text.sentences import split_sentences
+    from geo_rag_runtime.query.generation import passage_refs
+    from geo_rag_runtime.query.sentence_vectors import passage_sentences
 
-    passages = [[item.text[s:e] for s, e in split_sentences(item.text)] or [item.text] for item in chunks]
+    passages = [passage_sentences(item.text) for item in chunks]
     notes: list[str] = []
     keep: list[list[int]] | None = None
     how = "embedding"
@@ -46,6 +47,7 @@ def compress_passages(
         except GeoRagError as exc:
             notes.append(f"LLM compression failed ({exc}); compressed by sentence relevance instead")
     if keep is None:
+        tools.scorer.prefill(passage_refs(chunks))
         relevance = tools.scorer.for_question(question)
         flat = [sentence for sentences in passages for sentence in sentences]
         scores = relevance.score(flat)

@@ -42,7 +42,9 @@ __all__ = [
     "Generator",
     "ExtractiveGenerator",
     "LLMGenerator",
+    "candidate_sentences",
     "is_prose",
+    "passage_refs",
     "parse_markers",
     "render_context",
 ]
@@ -200,14 +202,10 @@ class ExtractiveGenerator:
         A fact extracted from a sentence that a passage of the context also holds is no candidate
         of its own: the passage's sentence carries both markers (``[V0][G2]``).
         """
-        from geo_rag_runtime.text.sentences import split_sentences
-
         out: list[Candidate] = []
         for i, chunk in enumerate(context.chunks):
-            for position, (start, end) in enumerate(split_sentences(chunk.text)):
-                sentence = _SPACE.sub(" ", chunk.text[start:end].strip(" …"))
-                if is_prose(sentence):
-                    out.append(Candidate(f"V{i}", i, position, sentence))
+            for position, sentence in candidate_sentences(chunk.text):
+                out.append(Candidate(f"V{i}", i, position, sentence))
         by_text = {_fold(c.text): c for c in out}
         for j, fact in enumerate(context.facts):
             sentence = _fact_sentence(fact)
@@ -229,6 +227,7 @@ class ExtractiveGenerator:
         candidates = self.candidates(context)
         if not candidates:
             return candidates
+        self.scorer.prefill(passage_refs([*context.chunks, *context.facts]))
         relevance = self.scorer.for_question(question)
         scores = relevance.score([c.text for c in candidates])
         for candidate, score in zip(candidates, scores, strict=True):
@@ -299,6 +298,32 @@ class ExtractiveGenerator:
             seen.append(own)
             words += length
         return chosen
+
+
+def candidate_sentences(text: str) -> list[tuple[int, str]]:
+    """(position, sentence) of the answer-worthy sentences of a passage, as the generator quotes
+    them: split, stripped of spaces and ellipses, whitespace collapsed, prose only. The
+    ``sentence_embeddings`` asset embeds these very texts at ingest (``query.sentence_vectors``)."""
+    from geo_rag_runtime.text.sentences import split_sentences
+
+    out = []
+    for position, (start, end) in enumerate(split_sentences(text)):
+        sentence = _SPACE.sub(" ", text[start:end].strip(" …"))
+        if is_prose(sentence):
+            out.append((position, sentence))
+    return out
+
+
+def passage_refs(items: Sequence[Any]) -> list[tuple[str | None, str | None]]:
+    """(paper id, chunk id) of every chunk these context items rest on: a passage, the windows a
+    stitched passage joins, the source sentences of a fact (whose stored sentence vectors the
+    scoring may use)."""
+    refs: list[tuple[str | None, str | None]] = []
+    for item in items:
+        refs.append((item.paper_id, item.chunk_id))
+        for prov in item.provenance:
+            refs.append((prov.get("paper_id") or item.paper_id, prov.get("chunk_id")))
+    return list(dict.fromkeys(refs))
 
 
 def is_prose(sentence: str) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from geo_rag_runtime.errors import GeoRagError
 from geo_rag_runtime.models import QueryType, RetrievedItem
+from geo_rag_runtime.query.generation import passage_refs
 from geo_rag_runtime.query.question import Question
 from geo_rag_runtime.query.tools import RetrievalTools
 
@@ -95,6 +96,7 @@ def facts_for_the_question(
     if not graph:
         return facts
     texts = [next((str(p["sentence"]) for p in f.provenance if p.get("sentence")), f.text) for f in graph]
+    tools.scorer.prefill(passage_refs(graph))  # source sentences: stored at ingest with their chunk
     scores = tools.scorer.for_question(question.text).score(texts)
     ranked = sorted(zip(graph, scores, strict=True), key=lambda pair: -pair[1].total)
     chosen = [f for f, score in ranked if score.total >= FACT_RELEVANCE_FLOOR][:MAX_FACTS]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,12 +28,29 @@ class EmbeddingCache:
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
-        self.misses = 0
+        self.misses = 0  # texts the model embedded
+        self.stored = 0  # vectors added from the ingest's stored sentence vectors
 
     def clear(self) -> None:
         """Forget every vector (benchmarks of the cold path)."""
         with self._lock:
             self._vectors.clear()
+
+    def put(self, vectors: Mapping[str, np.ndarray]) -> int:
+        """Add vectors computed elsewhere (the sentence vectors stored at ingest) for texts not
+        cached yet; returns how many were added. They count as neither hit nor miss here."""
+        added = 0
+        with self._lock:
+            for text, vector in vectors.items():
+                if text not in self._vectors:
+                    self._vectors[text] = vector
+                    added += 1
+                else:
+                    self._vectors.move_to_end(text)
+            while len(self._vectors) > self.max_entries:
+                self._vectors.popitem(last=False)
+            self.stored += added
+        return added
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors for ``texts`` (rows in order); only unseen texts reach the model."""
@@ -178,8 +195,12 @@ class RelevanceScorer:
         *,
         cache_entries: int = 20_000,
         max_embedded: int = 64,
+        sentence_vectors: Any | None = None,
     ) -> None:
+        """``sentence_vectors``: a :class:`~geo_rag_runtime.query.sentence_vectors.SentenceVectors`
+        (the vectors stored at ingest), or None to embed every sentence at query time."""
         self.cache = EmbeddingCache(embedder, cache_entries)
+        self.sentence_vectors = sentence_vectors
         self.max_embedded = max_embedded
         self.query_embedder = CachedQueryEmbedder(embedder, self.cache)
         self._recognize = recognize
@@ -188,15 +209,45 @@ class RelevanceScorer:
 
             keywords = normalize_tokens
         self._keywords = keywords
+        self._memos: OrderedDict[tuple[str, str], Any] = OrderedDict()
+        self._memo_lock = threading.Lock()
+        self._memo_entries = 2 * cache_entries
+
+    def _memo(self, kind: str, text: str, compute: Callable[[], Any]) -> Any:
+        """``compute()`` once per (kind, text): the same passages' sentences recur within a question
+        (scoring, then the ranker's features) and across questions; bounded like the vectors."""
+        key = (kind, text)
+        with self._memo_lock:
+            if key in self._memos:
+                self._memos.move_to_end(key)
+                return self._memos[key]
+        value = compute()
+        with self._memo_lock:
+            self._memos[key] = value
+            while len(self._memos) > self._memo_entries:
+                self._memos.popitem(last=False)
+        return value
 
     def entity_names(self, text: str) -> set[str]:
         """Canonical names of the vocabulary entities in ``text`` (empty without a recognizer)."""
-        if self._recognize is None:
+        recognize = self._recognize
+        if recognize is None:
             return set()
-        return {str(entity.name).casefold() for entity in self._recognize(text)}
+        names: frozenset[str] = self._memo(
+            "entities", text, lambda: frozenset(str(entity.name).casefold() for entity in recognize(text))
+        )
+        return set(names)
 
     def keywords(self, text: str) -> list[str]:
-        return list(self._keywords(text))
+        words: tuple[str, ...] = self._memo("keywords", text, lambda: tuple(self._keywords(text)))
+        return list(words)
+
+    def prefill(self, refs: Iterable[tuple[str | None, str | None]]) -> int:
+        """Put the stored sentence vectors of these (paper id, chunk id) passages into the cache, so
+        scoring their sentences embeds nothing; returns how many were added (0 without a store)."""
+        if self.sentence_vectors is None:
+            return 0
+        return self.cache.put(self.sentence_vectors.lookup(refs))
 
     def for_question(self, question: str) -> QuestionRelevance:
         return QuestionRelevance(question, self)

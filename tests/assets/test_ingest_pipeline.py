@@ -69,6 +69,7 @@ def ingested(tmp_path_factory: pytest.TempPathFactory, sample_papers: Path) -> I
             "counts": store_counts(get_settings()),
             "versions": asset_versions(),
             "building": publication.building_papers(get_settings().home_dir),
+            "sentence_files": sorted((get_settings().home_dir / "sentence_vectors").glob("*.npz")),
         }
 
 
@@ -215,6 +216,8 @@ def test_real_paper_reaches_every_store(ingested: dict) -> None:
     assert coverage["below_warning"] == [], coverage
     # published: no paper is left hidden from questions (the bad files never reached `chunks`)
     assert ingested["building"] == {}
+    # the sentence vectors questions look up: one file per paper (sentence_embeddings asset)
+    assert len(ingested["sentence_files"]) == 1
 
 
 def test_lineage_and_versions_recorded_in_dagster(ingested: dict) -> None:
@@ -225,6 +228,7 @@ def test_lineage_and_versions_recorded_in_dagster(ingested: dict) -> None:
         "cleaned_text",
         "chunks",
         "chunk_embeddings",
+        "sentence_embeddings",
         "triples",
         "knowledge_graph",
         "published_paper",

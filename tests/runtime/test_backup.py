@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import pickle
+import shutil
 import tarfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -58,6 +59,13 @@ def backed_up(knowledge_base: KnowledgeBase, tmp_path_factory: pytest.TempPathFa
     store.close()
     tei = source.path("tei") / f"{next(iter(knowledge_base.paper_ids.values()))}.tei.xml"
     tei.write_bytes((FIXTURES / "grobid_samples" / "N18-3011.grobid-0.6.1.tei.xml").read_bytes())
+    from geo_rag_runtime.query import sentence_vectors
+    from geo_rag_runtime.service import RagService
+
+    embedder = RagService(source, llm=None).embedder  # the sentence_embeddings asset's vectors
+    for paper_id in knowledge_base.paper_ids.values():
+        own = [c for c in knowledge_base.chunks.values() if c.paper_id == paper_id]
+        sentence_vectors.write_paper(source.home_dir, paper_id, own, embedder)
     weights = local_llm.model_path(source)  # `geo-rag llm pull` puts the 1.1 GB model here
     weights.write_bytes(b"GGUF" + bytes(1 << 20))
     archive = root / "georag.tar.gz"
@@ -129,7 +137,11 @@ def test_a_backup_carries_no_pickle_and_no_model_weights(backed_up: Backup) -> N
     assert {f"{ROUTER}/manifest.json", f"{ROUTER}/linear.npz"} <= names
     assert not any(name.endswith((".joblib", ".gguf", ".onnx", ".sha256")) for name in names), names
     assert any(name.startswith("files/tei/") for name in names)
-    assert backed_up.archive.stat().st_size < 2_000_000  # the 1 MB stand-in for the weights is not in it
+    sentences = sum(
+        len(data) for name, data in _members(backed_up.archive).items() if "/sentence_vectors/" in name
+    )
+    # the 1 MB stand-in for the weights is not in it (the sentence vectors are float32: they barely compress)
+    assert backed_up.archive.stat().st_size < 2_000_000 + sentences
     manifest = json.loads(_members(backed_up.archive)["manifest.json"])
     assert manifest["counts"]["papers"] == 2 and manifest["counts"]["vectors"] == manifest["counts"]["chunks"]
     assert set(manifest["files"]) == names - {"manifest.json"}
@@ -246,3 +258,33 @@ def test_links_and_damaged_members_are_refused(backed_up: Backup, tmp_path: Path
 def test_restore_refuses_a_home_that_holds_a_knowledge_base(backed_up: Backup) -> None:
     with pytest.raises(StoreError, match="empty home"):
         restore(backed_up.source, backed_up.archive, say=print)
+
+
+def test_a_restored_home_has_the_sentence_vectors_and_questions_use_them(
+    backed_up: Backup, tmp_path: Path
+) -> None:
+    from geo_rag_runtime.query.sentence_vectors import FOLDER
+    from geo_rag_runtime.service import RagService
+
+    names = {n for n in _members(backed_up.archive) if n.startswith(f"files/{FOLDER}/")}
+    assert len(names) == 2
+    target = _empty_home(tmp_path)
+    restore(target, backed_up.archive, say=print)
+    before = {p.name: p.read_bytes() for p in (backed_up.source.home_dir / FOLDER).iterdir()}
+    after = {p.name: p.read_bytes() for p in (target.home_dir / FOLDER).iterdir()}
+    assert before == after
+    # the archive has no ONNX export: until the next ingest remakes it, questions embed with torch,
+    # and vectors stamped by the ONNX runtime are not used (answers stay what this home computes)
+    settings = target.model_copy(update={"generator": "extractive"})
+    service = RagService(settings, llm=None)
+    service.ask(MAGNETITE)
+    stats = service.stats()["sentence_vectors"]
+    assert stats["from_ingest"] == 0 and stats["stale_papers"] >= 1
+    service.close()
+    export = "models/embedder-onnx"  # what the next `geo-rag ingest` writes again
+    shutil.copytree(backed_up.source.home_dir / export, target.home_dir / export)
+    service = RagService(settings, llm=None)
+    service.ask(MAGNETITE)
+    stats = service.stats()["sentence_vectors"]
+    assert stats["from_ingest"] > 0 and stats["stale_papers"] == 0
+    service.close()

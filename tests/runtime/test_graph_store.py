@@ -189,6 +189,33 @@ def test_read_only_store_and_factory(tmp_path: Path, geo_home: Path, papers: lis
     neo.close()
 
 
+def test_a_read_only_store_reuses_read_handles_until_a_write(
+    tmp_path: Path, geo_home: Path, papers: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = Settings(home=geo_home)
+    writer = get_graph_store(settings)
+    paper, chunks, triples = papers[0]
+    writer.load(paper, chunks, triples)
+    reader = get_graph_store(settings, read_only=True)
+    assert isinstance(reader, LadybugGraphStore)
+    opened: list[int] = []
+    connect = reader._connect
+
+    def counting() -> tuple[Any, Any]:
+        opened.append(1)
+        return connect()
+
+    monkeypatch.setattr(reader, "_connect", counting)
+    first = reader.counts()
+    assert reader.counts() == first and len(opened) == 1  # the idle handle answered the second read
+    other_paper, other_chunks, other_triples = papers[1]
+    writer.load(other_paper, other_chunks, other_triples)  # another store (as another process) writes
+    assert reader.counts() == writer.counts() != first  # the write is seen: a fresh handle
+    assert len(opened) == 2
+    reader.close()
+    writer.close()
+
+
 def hostile_triple(chunk: Chunk) -> Triple:
     sentence = f"{HOSTILE} contains Hf."
     return Triple(

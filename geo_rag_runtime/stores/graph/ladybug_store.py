@@ -4,11 +4,18 @@ LadybugDB lets one process open a database read-write at a time (a second writer
 while read-only opens still succeed. Dagster runs partitions in separate processes, so by default each
 operation opens the database, works, and closes it again, and writers take a ``filelock`` first so they
 queue instead of failing. ``keep_open=True`` holds one connection (benchmarks, a single process).
+
+A read-only store (the query service's) keeps a few idle read handles instead of closing each after
+its read: opening one took ~48 ms, 1–2 per HybridRAG question (issue 34). A handle is reused only
+while the database's files are unchanged (modification time and size of every file of the
+database), so a read still sees the last committed writes of another process; one read uses one
+handle at a time (connections are not made for concurrent use).
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -49,6 +56,8 @@ class LadybugGraphStore(GraphStore):
         self._db: Any = None
         self._conn: Any = None
         self._schema_ready = False
+        self._idle: list[tuple[tuple[Any, ...], Any, Any]] = []  # (files stamp, database, connection)
+        self._idle_lock = threading.Lock()
         if read_only and not self.path.exists():
             raise StoreError(f"no graph database at {self.path}: ingest papers first")
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -70,16 +79,51 @@ class LadybugGraphStore(GraphStore):
             self._db, self._conn = self._connect()
         return self._conn
 
+    _MAX_IDLE_READERS = 4
+
+    def _files_stamp(self) -> tuple[Any, ...]:
+        """(name, mtime, size) of every file of the database (the file, its WAL, ...): a write by
+        any process changes it."""
+        stamp = []
+        try:
+            for entry in sorted(self.path.parent.iterdir()):
+                if entry.name.startswith(self.path.name) and not entry.name.endswith(".lock"):
+                    stat = entry.stat()
+                    stamp.append((entry.name, stat.st_mtime_ns, stat.st_size))
+        except OSError:
+            return (object(),)  # unreadable: never equal, so nothing is reused
+        return tuple(stamp)
+
     @contextlib.contextmanager
     def _reading(self) -> Iterator[Any]:
-        """A read on a database handle of its own, opened for this read and closed after it: it sees
-        the last committed writes, and server threads never share a connection (LadybugDB
-        connections are not made for concurrent use)."""
-        database, connection = self._connect()
+        """A read on a database handle of its own: server threads never share a connection
+        (LadybugDB connections are not made for concurrent use). A read-write store opens it for
+        this read and closes it after; a read-only one reuses an idle handle while the database's
+        files are unchanged (module docstring), so either sees the last committed writes."""
+        stamp = self._files_stamp() if self.read_only else None
+        handle = None
+        if stamp is not None:
+            with self._idle_lock:
+                while self._idle and handle is None:
+                    held, database, connection = self._idle.pop()
+                    if held == stamp:
+                        handle = (database, connection)
+                    else:
+                        database.close()
+        database, connection = handle if handle is not None else self._connect()
+        done = False
         try:
             yield connection
+            done = True
         finally:
-            database.close()
+            kept = False
+            if done and stamp is not None and self._files_stamp() == stamp:
+                with self._idle_lock:
+                    if len(self._idle) < self._MAX_IDLE_READERS:
+                        self._idle.append((stamp, database, connection))
+                        kept = True
+            if not kept:
+                database.close()
 
     def _release(self) -> None:
         if self._db is not None:
@@ -258,4 +302,8 @@ class LadybugGraphStore(GraphStore):
             return self._paper_counts(conn, paper_id)
 
     def close(self) -> None:
+        with self._idle_lock:
+            idle, self._idle = self._idle, []
+        for _, database, _connection in idle:
+            database.close()
         self._release()
