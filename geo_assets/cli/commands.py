@@ -20,7 +20,7 @@ import dagster as dg
 from geo_assets.cli.runs import failure_messages, recover_dead_runs
 from geo_assets.ingest import registry
 from geo_assets.partitions import PAPERS
-from geo_assets.versions import latest_versions
+from geo_assets.versions import UNPARTITIONED, latest_versions
 from geo_rag_runtime import contract
 
 warnings.filterwarnings("ignore", category=dg.BetaWarning)
@@ -88,6 +88,18 @@ def _upstream_keys(targets: list[dg.AssetsDefinition], assets: list[dg.AssetsDef
         found.add(dep)
         todo.extend(by_key[dep].dependency_keys)
     return found
+
+
+def corpus_assets_stale(instance: dg.DagsterInstance, assets: list[dg.AssetsDefinition]) -> bool:
+    """True when a corpus-wide asset was never materialized or by another code version: after an
+    upgrade that changes only, say, the answer ranker's training, a plain ``geo-rag ingest`` of
+    up-to-date papers must still rebuild it."""
+    for asset in assets:
+        for asset_key in asset.keys:
+            latest = latest_versions(instance, asset_key, limit=1).get(UNPARTITIONED)
+            if latest is None or latest.code_version != asset.code_versions_by_key.get(asset_key):
+                return True
+    return False
 
 
 def up_to_date(
@@ -215,7 +227,11 @@ def _ingest_locked(
     if (
         corpus_assets
         and CORPUS_ASSETS
-        and ((len(timings) > failed_papers and corpus_inputs_ran) or classifier_missing)
+        and (
+            (len(timings) > failed_papers and corpus_inputs_ran)
+            or classifier_missing
+            or corpus_assets_stale(instance, CORPUS_ASSETS)
+        )
     ):
         started = time.perf_counter()
         result = run(CORPUS_ASSETS)

@@ -112,3 +112,25 @@ def test_ingest_asks_an_llm_only_when_opted_in(geo_home, monkeypatch) -> None:  
     assert resource.client("triples") is None and resource.client("queries") is None
     monkeypatch.setenv("GEO_RAG_LLM_INGEST", '["triples"]')
     assert isinstance(resource.client("triples"), LLMClient) and resource.client("queries") is None
+
+
+def test_corpus_assets_are_stale_until_each_is_materialized_by_its_current_code_version() -> None:
+    """An upgrade that changes only a corpus asset's code (the ranker's training, say) is rebuilt by
+    a plain ``geo-rag ingest`` even when every paper is up to date."""
+    from geo_assets.cli.commands import corpus_assets_stale
+    from geo_assets.definitions import CORPUS_ASSETS
+    from geo_assets.versions import CODE_VERSION_TAG
+
+    def report(asset: dg.AssetsDefinition, code_version: str | None) -> None:
+        tags = {CODE_VERSION_TAG: code_version} if code_version else {}
+        instance.report_runless_asset_event(dg.AssetMaterialization(asset_key=asset.key, tags=tags))
+
+    with dg.DagsterInstance.ephemeral() as instance:
+        assert corpus_assets_stale(instance, CORPUS_ASSETS)  # never materialized
+        for asset in CORPUS_ASSETS:
+            report(asset, asset.code_versions_by_key[asset.key])
+        assert not corpus_assets_stale(instance, CORPUS_ASSETS)
+        report(CORPUS_ASSETS[-1], "an-older-version")
+        assert corpus_assets_stale(instance, CORPUS_ASSETS)
+        report(CORPUS_ASSETS[-1], CORPUS_ASSETS[-1].code_versions_by_key[CORPUS_ASSETS[-1].key])
+        assert not corpus_assets_stale(instance, CORPUS_ASSETS)
