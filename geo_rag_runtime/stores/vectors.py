@@ -15,6 +15,14 @@ the store's folder and leave a generation marker; a store that sees another proc
 reopens its client before the next read or write, because an open client keeps serving its own
 in-memory index and would not see the new vectors. A Chroma server (``CHROMA_HOST``) does its own
 coordination; then neither lock nor marker is used.
+
+Queries are exact up to :data:`EXACT_SEARCH_LIMIT` vectors: the query is compared with every stored
+vector (held in memory per store generation), best first, ties broken by chunk id. Chroma's HNSW
+index is approximate, and an embedded store rebuilds the part of the index still in its write-ahead
+log in a different order in each process, so the same question could miss a near neighbour in one
+process and find it in the next (measured on the 17-paper store: a chunk of cosine 0.351, 11th by
+similarity, was missing from the 60 nearest in some processes). Larger collections use the HNSW
+index.
 """
 
 from __future__ import annotations
@@ -56,6 +64,9 @@ _DIM_KEY = "georag_embedding_dim"
 _PROVIDER_KEY = "georag_embedding_provider"
 _GENERATION_FILE = ".georag-generation"
 _LOCK_FILE = ".georag-write.lock"
+# collections up to this many vectors are searched exactly (see the module docstring); 50,000
+# vectors of 384 dimensions hold 77 MB in memory
+EXACT_SEARCH_LIMIT = 50_000
 
 
 def _chunk_metadata(chunk: Chunk) -> dict[str, str | int]:
@@ -106,6 +117,9 @@ class ChromaVectorStore:
         self._client: ClientAPI | None = None
         self._collection: Collection | None = None
         self._generation: str | None = None
+        # every stored vector for exact search, unit length, with its chunk id (embedded store only:
+        # dropped on every write and whenever another process's generation is seen)
+        self._matrix: tuple[list[str], np.ndarray] | None = None
         # Threads of one server share this store: opening and reopening happen under this lock,
         # queries run concurrently on the open collection (Chroma's client is thread-safe).
         self._opening = threading.RLock()
@@ -158,12 +172,15 @@ class ChromaVectorStore:
         tmp.write_text(generation, encoding="utf-8")
         os.replace(tmp, marker)
         self._generation = generation
+        self._matrix = None
 
     def _client_now(self) -> ClientAPI:
         """The open client, reopened first if another process wrote since it was opened."""
         generation = self._read_generation()
         if self._client is not None and self._folder is not None and generation != self._generation:
             self.close()
+        if generation != self._generation:
+            self._matrix = None
         if self._client is None:
             self._client = self._open_client()
             self._generation = generation
@@ -205,6 +222,7 @@ class ChromaVectorStore:
     def close(self) -> None:
         """Release the client (an embedded Chroma stops when its last client closes)."""
         client, self._client, self._collection = self._client, None, None
+        self._matrix = None
         if client is not None and client is not self._given_client and hasattr(client, "close"):
             client.close()
 
@@ -224,6 +242,7 @@ class ChromaVectorStore:
             try:
                 yield collection
             finally:  # even a failed write may have changed the index other processes hold
+                self._matrix = None
                 self._bump_generation()
 
     # ----------------------------------------------------------------- model identity
@@ -399,26 +418,32 @@ class ChromaVectorStore:
                 f"dimension {vector.shape[1]}: re-ingest or set GEO_RAG_EMBEDDING_MODEL"
             )
         try:
-            result = collection.query(
-                query_embeddings=vector,
-                n_results=min(int(top_k), total),
-                where=dict(where) if where else None,
-                include=["documents", "metadatas", "distances"],
-            )
+            if self._exact_search(total):
+                ids, documents, metadatas, scores = self._exact_query(
+                    collection, vector[0], int(top_k), where
+                )
+            else:
+                result = collection.query(
+                    query_embeddings=vector,
+                    n_results=min(int(top_k), total),
+                    where=dict(where) if where else None,
+                    include=["documents", "metadatas", "distances"],
+                )
+                ids = result["ids"][0]
+                documents = list((result.get("documents") or [[]])[0] or [])
+                metadatas = list((result.get("metadatas") or [[]])[0] or [])
+                distances = (result.get("distances") or [[]])[0] or []
+                scores = [1.0 - float(distance) for distance in distances]
         except ValueError as exc:  # malformed where-clause
             raise InputError(f"the vector store rejected the query: {exc}") from exc
-        ids = result["ids"][0]
-        documents = (result.get("documents") or [[]])[0] or []
-        metadatas = (result.get("metadatas") or [[]])[0] or []
-        distances = (result.get("distances") or [[]])[0] or []
         items: list[RetrievedItem] = []
-        for chunk_id, text, meta, distance in zip(ids, documents, metadatas, distances, strict=True):
+        for chunk_id, text, meta, score in zip(ids, documents, metadatas, scores, strict=True):
             meta = dict(meta or {})
             items.append(
                 RetrievedItem(
                     kind="chunk",
                     text=text or "",
-                    score=1.0 - float(distance),
+                    score=score,
                     retriever="dense",
                     chunk_id=chunk_id,
                     paper_id=_str_or_none(meta.get("paper_id")),
@@ -430,8 +455,63 @@ class ChromaVectorStore:
                     provenance=[_position(chunk_id, meta)],
                 )
             )
-        items.sort(key=lambda item: item.score, reverse=True)
+        items.sort(key=lambda item: (-item.score, item.chunk_id or ""))
         return items
+
+    def _exact_search(self, total: int) -> bool:
+        """Whether queries compare every vector: a local store (embedded or a given client) of at
+        most :data:`EXACT_SEARCH_LIMIT` vectors; a Chroma server's collection uses its HNSW index."""
+        return (self._folder is not None or self._given_client is not None) and total <= EXACT_SEARCH_LIMIT
+
+    def _unit_vectors(self, collection: Collection) -> tuple[list[str], np.ndarray]:
+        """Every stored vector at unit length with its chunk id, ids sorted (cached per generation in
+        an embedded store; a given client may be written through other stores, so it is read anew)."""
+        with self._opening:
+            if self._matrix is not None and self._folder is not None:
+                return self._matrix
+            got = collection.get(include=["embeddings"])
+            rows = got["embeddings"] if got["embeddings"] is not None else []
+            pairs = sorted(zip(got["ids"], rows, strict=True), key=lambda pair: pair[0])
+            ids = [chunk_id for chunk_id, _ in pairs]
+            dim = int((self.model_identity or {}).get("dim", 0))
+            raw = np.asarray([row for _, row in pairs], dtype=np.float32).reshape(
+                len(pairs), -1 if pairs else dim
+            )
+            norms = np.linalg.norm(raw, axis=1, keepdims=True)
+            unit = (raw / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+            self._matrix = (ids, unit)
+            return self._matrix
+
+    def _exact_query(
+        self, collection: Collection, vector: np.ndarray, top_k: int, where: Mapping[str, Any] | None
+    ) -> tuple[list[str], list[str | None], list[Mapping[str, Any] | None], list[float]]:
+        """The ``top_k`` chunks of highest cosine similarity among those ``where`` admits, best first,
+        ties by chunk id: (ids, documents, metadatas, scores)."""
+        ids, matrix = self._unit_vectors(collection)
+        norm = float(np.linalg.norm(vector))
+        similarity = matrix @ (vector / norm if norm > 0 else vector)
+        candidates = np.arange(len(ids))
+        if where:
+            allowed = set(collection.get(where=dict(where), include=[])["ids"])
+            candidates = np.asarray(
+                [i for i, chunk_id in enumerate(ids) if chunk_id in allowed], dtype=np.int64
+            )
+        # ids are sorted, so a stable sort on -similarity breaks ties by chunk id
+        best = candidates[np.argsort(-similarity[candidates], kind="stable")][:top_k]
+        chosen = [ids[i] for i in best]
+        if not chosen:
+            return [], [], [], []
+        got = collection.get(ids=chosen, include=["documents", "metadatas"])
+        documents: dict[str, str | None] = dict(zip(got["ids"], got["documents"] or [], strict=False))
+        metadatas: dict[str, Mapping[str, Any] | None] = dict(
+            zip(got["ids"], got["metadatas"] or [], strict=False)
+        )
+        return (
+            chosen,
+            [documents.get(chunk_id) for chunk_id in chosen],
+            [metadatas.get(chunk_id) for chunk_id in chosen],
+            [float(similarity[i]) for i in best],
+        )
 
 
 def _str_or_none(value: Any) -> str | None:
