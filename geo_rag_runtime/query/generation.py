@@ -44,6 +44,7 @@ __all__ = [
     "LLMGenerator",
     "candidate_sentences",
     "is_prose",
+    "opening_first",
     "passage_refs",
     "parse_markers",
     "render_context",
@@ -56,6 +57,14 @@ _NOT_FOUND_PREFIX = re.compile(r"^\W*not found in the corpus", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 _WORDS = re.compile(r"\S+")
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
+# a sentence that leans on the one before it ("However despite this shortcoming, the model …",
+# "It also serves …"): quoted first, the answer would open with a reference to nothing
+_LEANS_BACK = re.compile(
+    r"^(?:however|but|yet|thus|hence|therefore|consequently|moreover|furthermore|also|in addition|"
+    r"in contrast|by contrast|despite this|this|these|those|that|such|it|its|they|their|"
+    r"the latter|the former)\b",
+    re.IGNORECASE,
+)
 # reference entries ("(2018) A stochastic ...", "Keller, C.B., ... (2018)"), figure/table labels
 _NOT_PROSE = re.compile(
     r"^\s*(?:\(\d{4}[a-z]?\)|(?:Fig(?:ure)?|Table|Tab)\.?\s*S?\d+[a-z]?\b[.:|]?|doi:|https?://)",
@@ -258,6 +267,7 @@ class ExtractiveGenerator:
             )
         chosen = self._select(candidates, multi_hop=category == "implicit_reasoning")
         chosen.sort(key=lambda c: (-round(c.rank, 2), c.item, c.position))
+        chosen = opening_first(chosen)
         answer = " ".join(cite(c.text, c.markers) for c in chosen)
         return Generation(answer, self.name, list(dict.fromkeys(m for c in chosen for m in c.markers)))
 
@@ -324,6 +334,18 @@ def passage_refs(items: Sequence[Any]) -> list[tuple[str | None, str | None]]:
         for prov in item.provenance:
             refs.append((prov.get("paper_id") or item.paper_id, prov.get("chunk_id")))
     return list(dict.fromkeys(refs))
+
+
+def opening_first(chosen: list[Candidate]) -> list[Candidate]:
+    """The chosen sentences in rank order, except that the answer does not open with a sentence
+    that leans on one the reader has not seen ("However despite this shortcoming, …"): the
+    best-ranked sentence that stands on its own goes first. Only the order changes."""
+    if not chosen or not _LEANS_BACK.match(chosen[0].text):
+        return chosen
+    first = next((c for c in chosen if not _LEANS_BACK.match(c.text)), None)
+    if first is None:
+        return chosen
+    return [first, *(c for c in chosen if c is not first)]
 
 
 def is_prose(sentence: str) -> bool:

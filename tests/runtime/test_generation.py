@@ -298,3 +298,22 @@ def test_a_grounded_answer_nothing_supports_gives_the_quoted_answer(scorer: Rele
     assert "97" not in result.answer and "[V0]" in result.answer
     assert any(n.startswith("unsupported") and "97 %" in n for n in result.notes)
     assert "no sentence of the model's answer was supported: answered extractively" in result.notes
+
+
+def test_the_answer_does_not_open_with_a_sentence_that_leans_on_another() -> None:
+    """Only the order changes: the best sentence that stands on its own goes first."""
+    from geo_rag_runtime.query.generation import Candidate, opening_first
+
+    def candidate(text: str, rank: float) -> Candidate:
+        return Candidate("V0", 0, 0, text, score=rank, rank=rank)
+
+    leaning = candidate("However despite this shortcoming, the model separates the two magma series.", 0.9)
+    also = candidate("It also serves as a building block for the two stage model.", 0.8)
+    standing = candidate("Tholeiitic and calc-alkaline magmas differ in their oxygen fugacity.", 0.7)
+    last = candidate("The Fenner trend characterises the tholeiitic suite.", 0.6)
+    assert opening_first([leaning, also, standing, last]) == [standing, leaning, also, last]
+    assert opening_first([standing, leaning]) == [standing, leaning]
+    assert opening_first([leaning, also]) == [leaning, also]  # nothing stands alone: rank order
+    assert opening_first([]) == []
+    here = candidate("Here we date zircon from the Bishop Tuff by CA-ID-TIMS.", 0.9)
+    assert opening_first([here, standing]) == [here, standing]  # "Here we …" opens a statement
