@@ -323,11 +323,7 @@ def extract_table_values(rows: Sequence[Sequence[str]], caption: str = "") -> li
                 if target == i and uncertainty is None:
                     extra = _cell(cells[j])
                     uncertainty = extra[0] if extra else None
-            notes = [marks if marks.startswith("asym") else f"footnote mark {marks!r}"] if marks else []
-            if i in relative and uncertainty is not None:
-                notes.append("relative uncertainty (%)")
-            if mark:
-                notes.append(f"sample footnote mark {mark!r}")
+            notes = _cell_notes(marks, mark, relative=i in relative and uncertainty is not None)
             out.append(
                 TableValue(
                     analyte=name,
@@ -344,6 +340,17 @@ def extract_table_values(rows: Sequence[Sequence[str]], caption: str = "") -> li
                 )
             )
     return out
+
+
+def _cell_notes(marks: str, sample_mark: str, *, relative: bool = False) -> list[str]:
+    """A value's notes: the cell's footnote or asymmetry marks, a relative uncertainty, the mark on
+    its sample's name."""
+    notes = [marks if marks.startswith("asym") else f"footnote mark {marks!r}"] if marks else []
+    if relative:
+        notes.append("relative uncertainty (%)")
+    if sample_mark:
+        notes.append(f"sample footnote mark {sample_mark!r}")
+    return notes
 
 
 def _samples_as_columns(
@@ -366,9 +373,7 @@ def _samples_as_columns(
                 continue
             number, uncertainty, qualifier, marks = value
             sample, mark = _sample_name(" ".join(header.split()))
-            notes = [marks if marks.startswith("asym") else f"footnote mark {marks!r}"] if marks else []
-            if mark:
-                notes.append(f"sample footnote mark {mark!r}")
+            notes = _cell_notes(marks, mark)
             out.append(
                 TableValue(
                     analyte=name,
