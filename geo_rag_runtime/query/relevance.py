@@ -6,6 +6,7 @@ the question through the same cache (:class:`CachedQueryEmbedder`), so a questio
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -209,38 +210,26 @@ class RelevanceScorer:
 
             keywords = normalize_tokens
         self._keywords = keywords
-        self._memos: OrderedDict[tuple[str, str], Any] = OrderedDict()
-        self._memo_lock = threading.Lock()
-        self._memo_entries = 2 * cache_entries
+        # each sentence's entities and keywords once: the same passages' sentences recur within a
+        # question (scoring, then the ranker's features) and across questions; bounded like the vectors
+        self._entities = functools.lru_cache(maxsize=cache_entries)(self._recognize_names)
+        self._keyword_tuple = functools.lru_cache(maxsize=cache_entries)(self._keyword_terms)
 
-    def _memo(self, kind: str, text: str, compute: Callable[[], Any]) -> Any:
-        """``compute()`` once per (kind, text): the same passages' sentences recur within a question
-        (scoring, then the ranker's features) and across questions; bounded like the vectors."""
-        key = (kind, text)
-        with self._memo_lock:
-            if key in self._memos:
-                self._memos.move_to_end(key)
-                return self._memos[key]
-        value = compute()
-        with self._memo_lock:
-            self._memos[key] = value
-            while len(self._memos) > self._memo_entries:
-                self._memos.popitem(last=False)
-        return value
+    def _recognize_names(self, text: str) -> frozenset[str]:
+        assert self._recognize is not None
+        return frozenset(str(entity.name).casefold() for entity in self._recognize(text))
+
+    def _keyword_terms(self, text: str) -> tuple[str, ...]:
+        return tuple(self._keywords(text))
 
     def entity_names(self, text: str) -> set[str]:
         """Canonical names of the vocabulary entities in ``text`` (empty without a recognizer)."""
-        recognize = self._recognize
-        if recognize is None:
+        if self._recognize is None:
             return set()
-        names: frozenset[str] = self._memo(
-            "entities", text, lambda: frozenset(str(entity.name).casefold() for entity in recognize(text))
-        )
-        return set(names)
+        return set(self._entities(text))
 
     def keywords(self, text: str) -> list[str]:
-        words: tuple[str, ...] = self._memo("keywords", text, lambda: tuple(self._keywords(text)))
-        return list(words)
+        return list(self._keyword_tuple(text))
 
     def prefill(self, refs: Iterable[tuple[str | None, str | None]]) -> int:
         """Put the stored sentence vectors of these (paper id, chunk id) passages into the cache, so
