@@ -358,9 +358,19 @@ def test_neo4j_load_sends_parameterized_batches(papers: list[Any]) -> None:
     assert {q.split("MERGE (h)-[r:")[1].split(" ")[0] for q in fact_statements} == {
         t.relation for t in triples
     }
-    entity_statements = [q for q, _ in driver.log if q.startswith("UNWIND $rows AS row MERGE (e:Entity")]
-    labels = {q.rsplit("SET e:", 1)[1] for q in entity_statements}
-    assert labels == {r["type"] for r in rows.entities} and labels <= set(ENTITY_TYPES)
+    # per type: the label added to the entities that exist, then a MERGE on both labels, same rows
+    entity_statements = [
+        (q, p["rows"])
+        for q, p in driver.log
+        if q.startswith(("UNWIND $rows AS row MATCH (e:Entity", "UNWIND $rows AS row MERGE (e:Entity"))
+    ]
+    labels = [q.rsplit("SET e:", 1)[1] for q, _ in entity_statements[::2]]
+    assert [q for q, _ in entity_statements] == [
+        s for t in labels for s in (cypher.neo4j_label_entities(t), cypher.neo4j_merge_entities(t))
+    ]
+    assert set(labels) == {r["type"] for r in rows.entities} and set(labels) <= set(ENTITY_TYPES)
+    assert [r for _, r in entity_statements[::2]] == [r for _, r in entity_statements[1::2]]
+    assert all(r["type"] == t for t, (_, rs) in zip(labels, entity_statements[1::2], strict=True) for r in rs)
     sent = [r for q, p in driver.log if "MERGE (h)-[r:" in q for r in p["rows"]]
     assert sorted(r["triple_id"] for r in sent) == sorted(r["triple_id"] for r in rows.facts)
 

@@ -155,12 +155,32 @@ NEO4J_MERGE_CHUNKS = (
 )
 
 
-def neo4j_merge_entities(type_: str) -> str:
-    """Entities of one type: ``:Entity`` (the unique name) plus the type as a second label."""
+def neo4j_label_entities(type_: str) -> str:
+    """Existing entities named in ``rows`` that lack the type label get it (``neo4j_merge_entities``
+    runs right after, on the same rows).
+
+    Split from the merge for ArcadeDB: its ``SET e:<Type>`` re-creates the record under a composite
+    type, which on a node created earlier in the same transaction collides with that node's own
+    ``Entity.name`` key (ConstraintValidationFailed); on a node committed before it works. Within a
+    load no statement creates a node before this one meets it (a paper gives each name one type), and
+    ``WHERE NOT`` keeps a reload from relabelling at all. On Neo4j it is the ``SET e:<Type>`` of the
+    single ``MERGE … SET e:<Type>`` this pair replaces, for the nodes that already existed."""
     label = entity_label(type_)
     return (
-        f"UNWIND $rows AS row MERGE (e:{ENTITY_LABEL} {{name: row.name}}) "
-        f"ON CREATE SET e.type = row.type SET e:{label}"
+        f"UNWIND $rows AS row MATCH (e:{ENTITY_LABEL} {{name: row.name}}) WHERE NOT e:{label} SET e:{label}"
+    )
+
+
+def neo4j_merge_entities(type_: str) -> str:
+    """Entities of one type: ``:Entity`` (the unique name) plus the type as a second label.
+
+    After ``neo4j_label_entities`` every existing node of a row's name has both labels, so the MERGE
+    matches it (``type`` untouched: set once, on create) or creates the node with both labels at once.
+    """
+    label = entity_label(type_)
+    return (
+        f"UNWIND $rows AS row MERGE (e:{ENTITY_LABEL}:{label} {{name: row.name}}) "
+        "ON CREATE SET e.type = row.type"
     )
 
 

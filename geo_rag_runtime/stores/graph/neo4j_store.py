@@ -114,8 +114,10 @@ class Neo4jGraphStore(GraphStore):
             by_relation[fact["relation"]].append(fact)
         statements: list[tuple[str, dict[str, Any]]] = [(cypher.NEO4J_MERGE_PAPER, rows.paper)]
         statements += _batched(cypher.NEO4J_MERGE_CHUNKS, rows.chunks)
-        for type_ in sorted(by_type):
-            statements += _batched(cypher.neo4j_merge_entities(type_), by_type[type_])
+        for type_ in sorted(by_type):  # per batch: label the nodes that exist, then merge (see cypher)
+            merge = cypher.neo4j_merge_entities(type_)
+            for label, params in _batched(cypher.neo4j_label_entities(type_), by_type[type_]):
+                statements += [(label, params), (merge, params)]
         statements += _batched(cypher.NEO4J_MERGE_MENTIONS, rows.mentions)
         for relation in sorted(by_relation):
             statements += _batched(cypher.neo4j_merge_facts(relation), by_relation[relation])
