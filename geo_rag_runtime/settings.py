@@ -29,6 +29,17 @@ class Settings(BaseSettings):
         "evaluation; more missing PDFs look like an unmounted or emptied folder, so it logs and "
         "skips, and `geo-rag retire --confirm` retires them on purpose",
     )
+    sensor_interval_s: int = Field(
+        default=60,
+        ge=5,
+        description="seconds between the daemon's scans of the papers folder (new_papers_sensor); read "
+        "when the code location loads",
+    )
+    rescan_cron: str = Field(
+        default="0 2 * * *",
+        description="when the nightly_rescan schedule (off until switched on in the UI) scans the "
+        "papers folder, as a cron string in UTC; read when the code location loads",
+    )
     retire_keep_days: float = Field(
         default=30.0,
         ge=0.0,

@@ -19,12 +19,15 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
+from dagster._utils.schedules import is_valid_cron_string
 
 from geo_assets.ingest import registry, retire
 from geo_assets.partitions import PAPERS, papers_partitions
 from geo_assets.resources import DocumentStoreResource, GeoRagResource
 from geo_rag_runtime import contract
+from geo_rag_runtime.errors import ConfigurationError
 from geo_rag_runtime.home_lock import HomeBusyError, home_lock
+from geo_rag_runtime.settings import Settings
 
 
 @dataclass
@@ -121,9 +124,18 @@ def _summary(result: ScanResult) -> str:
 
 
 def build_sensor_and_schedule(job: Any) -> tuple[Any, Any]:
+    """The sensor and the schedule, timed by GEO_RAG_SENSOR_INTERVAL_S and GEO_RAG_RESCAN_CRON: Dagster
+    fixes both when the code location loads, so they are the two settings read then (a restart of
+    the code server applies a change)."""
+    settings = Settings()
+    if not is_valid_cron_string(settings.rescan_cron):
+        raise ConfigurationError(
+            f"GEO_RAG_RESCAN_CRON={settings.rescan_cron!r} is not a cron string (five fields, e.g. '0 2 * * *')"
+        )
+
     @dg.sensor(
         job=job,
-        minimum_interval_seconds=60,
+        minimum_interval_seconds=settings.sensor_interval_s,
         default_status=dg.DefaultSensorStatus.RUNNING,
         description="Registers each new PDF in GEO_RAG_PAPERS as a partition and requests its "
         "ingest run; retires (hides, until `geo-rag purge`) papers whose PDF left the folder, "
@@ -144,7 +156,7 @@ def build_sensor_and_schedule(job: Any) -> tuple[Any, Any]:
 
     @dg.schedule(
         job=job,
-        cron_schedule="0 2 * * *",
+        cron_schedule=settings.rescan_cron,
         default_status=dg.DefaultScheduleStatus.STOPPED,
         description="Nightly re-scan of the papers folder (for deployments that keep the sensor off).",
     )
