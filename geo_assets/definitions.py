@@ -61,12 +61,27 @@ evaluation_job = dg.define_asset_job(
 
 new_papers_sensor, nightly_rescan = build_sensor_and_schedule(ingest_paper_job)
 
+# The corpus assets (synthetic queries, query classifier, answer ranker) follow the papers the sensor
+# brings in: their automation condition (partitions.after_papers_change) is evaluated by this sensor,
+# on by default, so a daemon-driven deployment retrains them without anyone materializing by hand.
+# Plain runs (no backfills) so they queue and take the home's writer lock like every other run.
+corpus_refresh_sensor = dg.AutomationConditionSensorDefinition(
+    "corpus_refresh_sensor",
+    target=dg.AssetSelection.assets(*CORPUS_ASSETS),
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=30,
+    emit_backfills=False,
+    run_tags={"georag/reason": "corpus"},
+    description="Retrains the query classifier and the answer ranker after papers change "
+    "(partitions.after_papers_change): once a paper's run has finished and none is in progress.",
+)
+
 
 def build_definitions() -> dg.Definitions:
     return dg.Definitions(
         assets=[*SOURCE_ASSETS, *PER_PAPER_ASSETS, *CORPUS_ASSETS, *EVALUATION_ASSETS],
         jobs=[ingest_paper_job, evaluation_job],
-        sensors=[new_papers_sensor],
+        sensors=[new_papers_sensor, corpus_refresh_sensor],
         schedules=[nightly_rescan],
         resources=default_resources(),
         executor=dg.in_process_executor,

@@ -3,6 +3,7 @@
 import dagster as dg
 
 from geo_assets.answers.selector_training import MIN_QUESTIONS, TRAINING_VERSION
+from geo_assets.partitions import after_papers_change
 from geo_assets.queries.assets import query_classifier
 from geo_assets.resources import GeoRagResource, HomeWriterResource
 
@@ -12,6 +13,7 @@ from geo_assets.resources import GeoRagResource, HomeWriterResource
     group_name="answers",
     kinds={"scikitlearn", "json"},
     code_version=TRAINING_VERSION,
+    automation_condition=after_papers_change(),
     description="Logistic regression over 16 cheap features of (question, sentence) that ranks the "
     "context's sentences for the extractive and grounded answers; trained on questions written from "
     "the home's own sentences (value rows, entity pairs, rare words) with the real retrieval's other "

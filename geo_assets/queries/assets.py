@@ -7,6 +7,7 @@ import dagster as dg
 import pandas as pd
 
 from geo_assets.graph.assets import knowledge_graph
+from geo_assets.partitions import after_papers_change
 from geo_assets.resources import DocumentStoreResource, GeoRagResource, HomeWriterResource, LLMResource
 from geo_rag_runtime import contract
 from geo_rag_runtime.models import QUERY_TYPES
@@ -26,6 +27,7 @@ def _graph_entities(store: Any) -> dict[str, set[str]]:
     group_name="queries",
     kinds={"pandas", "parquet"},
     code_version="synthetic-queries-1",
+    automation_condition=after_papers_change(),
     pool="llm",
     description="A balanced, deduplicated labelled query set over the method's four query types "
     "(docs/method.md#query-types-and-routes; ≥ 2,000 queries, seeded), with entities drawn from the "
@@ -77,6 +79,7 @@ def synthetic_queries(
     group_name="queries",
     kinds={"scikitlearn"},
     code_version="query-classifier-4",
+    automation_condition=after_papers_change(),
     check_specs=[dg.AssetCheckSpec("test_macro_f1_above_floor", asset="query_classifier", blocking=True)],
     description="TF-IDF (max_features=7000, ngram 1-3) + LogisticRegression(C=50, max_iter=3000, "
     "class_weight='balanced') as in the paper, with the question's MiniLM embedding beside TF-IDF, "
