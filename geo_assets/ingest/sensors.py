@@ -40,6 +40,7 @@ class ScanResult:
     retired: list[str] = field(default_factory=list)  # papers hidden, data kept until purged
     restored: list[str] = field(default_factory=list)  # retired papers whose PDF came back
     warnings: list[str] = field(default_factory=list)
+    sha256: dict[str, str] = field(default_factory=dict)  # changed keys: the bytes now in the folder
 
 
 def scan(
@@ -70,8 +71,9 @@ def scan(
                 result.new.append(key)
                 continue
             stored_sha256 = store.paper_sha256_for_partition(key)
-            if stored_sha256 is not None and stored_sha256 != contract.file_sha256(pdf):
+            if stored_sha256 is not None and stored_sha256 != (sha256 := contract.file_sha256(pdf)):
                 result.changed.append(key)
+                result.sha256[key] = sha256
         try:
             with home_lock(settings.home_dir, warn, what="new_papers_sensor (retirement)", wait=False):
                 plan = retire.plan_retirement(settings, store, known)
@@ -102,11 +104,17 @@ def _requests(result: ScanResult) -> tuple[list[Any], list[Any]]:
         dyn.append(papers_partitions.build_add_request(result.new))
     if result.removed:
         dyn.append(papers_partitions.build_delete_request(result.removed))
-    runs = [
-        dg.RunRequest(
-            partition_key=k, run_key=None, tags={"georag/reason": "new" if k in result.new else "changed"}
-        )
-        for k in [*result.new, *result.changed]
+    # A changed PDF: one run per (file, bytes). It stays "changed" until its run has stored the new
+    # bytes, and without a run key every tick in between queued another run of it (measured on the
+    # production stack: five runs of one paper in a minute), as did every tick after a failed run;
+    # Dagster skips a request whose run key this sensor or schedule already used (re-running a failed
+    # paper is the UI's re-execute, or `geo-rag ingest`). A new PDF needs none: its partition is
+    # added with the request, so the next tick knows it, and one put back after its failed
+    # registration was forgotten is tried again.
+    runs = [dg.RunRequest(partition_key=k, run_key=None, tags={"georag/reason": "new"}) for k in result.new]
+    runs += [
+        dg.RunRequest(partition_key=k, run_key=f"{k}@{result.sha256[k]}", tags={"georag/reason": "changed"})
+        for k in result.changed
     ]
     return runs, dyn
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import warnings
 
+import pytest
+
 warnings.filterwarnings("ignore", category=Warning, module="dagster")
 
 import dagster as dg  # noqa: E402
@@ -94,6 +96,13 @@ def test_jobs_sensor_and_schedule_resolve() -> None:
     assert schedule.job_name == "ingest_paper_job"
     assert schedule.cron_schedule == "0 2 * * *"
 
+    # the corpus assets follow the papers by themselves under a daemon (on by default)
+    refresh = defs.resolve_sensor_def("corpus_refresh_sensor")
+    assert refresh.default_status.value == "RUNNING"
+    for name in ("synthetic_queries", "query_classifier", "answer_selector"):
+        condition = defs.resolve_assets_def(name).automation_conditions_by_key[dg.AssetKey(name)]
+        assert condition is not None and condition.get_label() == "after papers change", name
+
     evaluation = defs.resolve_job_def("evaluation_job")
     assert {key.to_user_string() for key in evaluation.asset_layer.executable_asset_keys} == {
         "evaluation_dataset",
@@ -134,3 +143,32 @@ def test_corpus_assets_are_stale_until_each_is_materialized_by_its_current_code_
         assert corpus_assets_stale(instance, CORPUS_ASSETS)
         report(CORPUS_ASSETS[-1], CORPUS_ASSETS[-1].code_versions_by_key[CORPUS_ASSETS[-1].key])
         assert not corpus_assets_stale(instance, CORPUS_ASSETS)
+
+
+def test_sensor_timing_comes_from_settings_and_a_bad_cron_is_refused(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from geo_assets.definitions import ingest_paper_job
+    from geo_assets.ingest.sensors import build_sensor_and_schedule
+    from geo_rag_runtime.errors import ConfigurationError
+
+    monkeypatch.setenv("GEO_RAG_SENSOR_INTERVAL_S", "15")
+    monkeypatch.setenv("GEO_RAG_RESCAN_CRON", "*/10 * * * *")
+    sensor, schedule = build_sensor_and_schedule(ingest_paper_job)
+    assert sensor.minimum_interval_seconds == 15 and schedule.cron_schedule == "*/10 * * * *"
+    monkeypatch.setenv("GEO_RAG_RESCAN_CRON", "nightly")
+    with pytest.raises(ConfigurationError, match="GEO_RAG_RESCAN_CRON"):
+        build_sensor_and_schedule(ingest_paper_job)
+
+
+def test_a_changed_pdf_is_requested_once_per_version() -> None:
+    """A changed PDF's request carries the file and its bytes as run key, so the daemon launches one run
+    per version however many ticks pass before it has stored them; a new PDF's partition is added with
+    its request, so it needs none."""
+    from geo_assets.ingest.sensors import ScanResult, _requests
+
+    result = ScanResult(new=["a.pdf"], changed=["b.pdf"], sha256={"b.pdf": "f00d"})
+    runs, dynamic = _requests(result)
+    assert [(r.partition_key, r.run_key, r.tags["georag/reason"]) for r in runs] == [
+        ("a.pdf", None, "new"),
+        ("b.pdf", "b.pdf@f00d", "changed"),
+    ]
+    assert dynamic[0].partition_keys == ["a.pdf"]
