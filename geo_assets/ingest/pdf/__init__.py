@@ -35,8 +35,9 @@ Modules, in dependency order (each imports only modules listed before it):
 - ``hyphenation``: joining lines into text, resolving end-of-line hyphens;
 - ``references``: step 6, reference entries with DOI, year and title;
 - ``word_tables``: table cells from pdfplumber's words (caption region, columns by x coverage),
-  the reader kept for tables (``scripts/bench_tables.py``); ``tables`` (line fragments) is its
-  fallback;
+  the reader kept for tables (``scripts/bench_tables.py``), also on pages set sideways (the
+  characters turned upright by their text matrix; ``analyse`` adds such a table's caption, which
+  the upright-only line reader misses); ``tables`` (line fragments) is its fallback;
 - ``document``: the analysed document (dataclasses);
 - ``metadata``: step 4, title, authors, DOI and year from page 1;
 - ``assemble``: step 5, blocks → abstract, keywords, sections, captions, reference lines;

@@ -16,13 +16,14 @@ from geo_assets.ingest.pdf.blocks import build_blocks
 from geo_assets.ingest.pdf.classify import classify, set_references
 from geo_assets.ingest.pdf.columns import order_page
 from geo_assets.ingest.pdf.document import Document
+from geo_assets.ingest.pdf.headings import CAPTION
 from geo_assets.ingest.pdf.hyphenation import vocabulary
 from geo_assets.ingest.pdf.layout import Line
 from geo_assets.ingest.pdf.lines import page_lines
 from geo_assets.ingest.pdf.metadata import read_front_matter
 from geo_assets.ingest.pdf.running_heads import drop_running_heads
 from geo_assets.ingest.pdf.tables import PageTable, page_tables
-from geo_assets.ingest.pdf.word_tables import page_word_tables
+from geo_assets.ingest.pdf.word_tables import WordTable, page_word_tables
 from geo_rag_runtime.errors import PdfError
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ def _weighted_mode(values: Iterable[tuple[float, int]]) -> float:
     return counter.most_common(1)[0][0] if counter else 10.0
 
 
-def _word_tables(page: Any, number: int, source: str) -> list[PageTable]:
+def _word_tables(page: Any, number: int, source: str) -> list[WordTable]:
     """The captioned tables of a page as the word reader reads them; none when it fails (the
     line-fragment finder still runs)."""
     try:
@@ -44,7 +45,7 @@ def _word_tables(page: Any, number: int, source: str) -> list[PageTable]:
     except Exception as exc:  # a table we cannot read keeps its caption; it never fails the paper
         log.warning("%s: word tables on page %d skipped (%s: %s)", source, number, type(exc).__name__, exc)
         return []
-    return [PageTable(label=t.label, page=t.page, rows=t.rows, box=t.box) for t in found]
+    return found
 
 
 def _numbers(table: PageTable) -> int:
@@ -69,7 +70,7 @@ def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
     pages: list[list[Line]] = []
     heights: list[float] = []
     widths: list[float] = []
-    worded: list[PageTable] = []
+    worded: list[WordTable] = []
     for number, page in enumerate(pdf.pages, start=1):
         try:
             if word_tables:
@@ -94,7 +95,8 @@ def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
             fonts[line.font] += len(line.text)
     body_font = fonts.most_common(1)[0][0] if fonts else ""
     drop_running_heads(pages, heights)
-    doc.tables.extend(worded)
+    grids = {id(t): PageTable(label=t.label, page=t.page, rows=t.rows, box=t.box) for t in worded}
+    doc.tables.extend(grids[id(t)] for t in worded)
     for number, (lines_on_page, width) in enumerate(zip(pages, widths, strict=True), start=1):
         try:
             found = page_tables([ln for ln in lines_on_page if ln.kind != "drop"], width, body_size)
@@ -114,4 +116,20 @@ def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
     set_references(kept, body_size)
     vocab, hyphenated = vocabulary(kept)
     assemble(doc, build_blocks(kept, body_size), body_size, vocab, hyphenated)
+    kept_grids = {id(t) for t in doc.tables}
+    _sideways_captions(doc, [t for t in worded if t.rotation and id(grids[id(t)]) in kept_grids])
     return doc
+
+
+def _sideways_captions(doc: Document, tables: list[WordTable]) -> None:
+    """Captions of the tables set sideways: the line parser reads upright text only, so a landscape
+    table's caption is known only to the word reader (the table's box stands for its place)."""
+    labels = {label for kind, label, _text in doc.captions if kind == "table"}
+    for table in tables:
+        if table.label in labels:
+            continue
+        match = CAPTION.match(table.caption)
+        text = table.caption[match.end() :].strip(" .:|—–-") if match else ""
+        x0, top, x1, bottom = table.box
+        doc.captions.append(("table", table.label, text or table.caption))
+        doc.caption_coords.append(f"{table.page},{x0:.2f},{top:.2f},{x1 - x0:.2f},{bottom - top:.2f}")

@@ -24,14 +24,23 @@ For one page:
    over the span and no number in a column of its own is a free-text row, kept as one cell.
 
 The grid comes back header rows first, like GROBID's ``<table>``; cells are strings.
+
+Text set sideways (a landscape table on a portrait page, drawn with a turned text matrix or shown
+through the page's ``/Rotate``) is read the same way after turning its characters upright: each
+character's direction comes from its text matrix, and the characters of each quarter turn are read
+as a page of their own (``WordTable.rotation`` says how far the page was turned, ``box`` is in the
+page's coordinates). A page without turned characters is read exactly as before.
 """
 
 from __future__ import annotations
 
 import re
 import statistics
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+from pdfplumber.utils import extract_words
 
 __all__ = ["WordTable", "page_word_tables"]
 
@@ -42,6 +51,9 @@ _NUMBER = re.compile(
 _CAPTION = re.compile(r"^(?:Table|TABLE)\s*(?P<num>[A-Z]?S?\d{1,3}[a-z]?)(?P<after>[.:|—–-].*|)$")
 _MAX_HEADER = 12
 _MAX_GAP_LINES = 3
+_WORD_SETTINGS: dict[str, Any] = {
+    "x_tolerance": 1.5, "y_tolerance": 2, "keep_blank_chars": False, "extra_attrs": ["size"]
+}  # fmt: skip
 
 
 @dataclass
@@ -88,15 +100,15 @@ class WordTable:
     rows: list[list[str]]
     header_rows: int
     caption: str = ""
-    box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # x0, top, x1, bottom on the page
+    rotation: int = 0  # degrees the page was turned clockwise to read the table upright
 
 
 def is_number(text: str) -> bool:
     return bool(_NUMBER.match(text.replace("\u2009", "")))
 
 
-def _words(page: Any) -> list[_Word]:
-    raw = page.extract_words(x_tolerance=1.5, y_tolerance=2, keep_blank_chars=False, extra_attrs=["size"])
+def _words_of(raw: list[dict[str, Any]]) -> list[_Word]:
     return [
         _Word(
             w["text"], float(w["x0"]), float(w["x1"]), float(w["top"]), float(w["bottom"]), float(w["size"])
@@ -104,6 +116,73 @@ def _words(page: Any) -> list[_Word]:
         for w in raw
         if w["text"].strip() and w.get("upright", True)
     ]
+
+
+def _quarter(char: dict[str, Any]) -> int:
+    """Quarter turns of a character's writing direction, anticlockwise on the page: 0 upright, 1
+    reading upwards, 2 upside down, 3 reading downwards. From the text matrix (pdfminer's user space,
+    y up, the page's ``/Rotate`` included), not pdfminer's ``upright`` flag, which calls a glyph
+    turned by a matrix with rounding noise (cos 90° = 6e-17) upright."""
+    a, b = char["matrix"][:2]
+    if abs(b) <= abs(a):
+        return 0 if a > 0 else 2
+    return 1 if b > 0 else 3
+
+
+def _turned(char: dict[str, Any], quarter: int, width: float, height: float) -> dict[str, Any]:
+    """The character as it sits on the page turned until it reads upright. Hand-rolled: pdfplumber
+    keeps a sideways word's page box and takes a sideways glyph's box height (its advance) as its
+    size, and neither pdfplumber nor pdfminer turns a page's text for us (re-parsing the page with a
+    pypdf ``/Rotate`` would parse it twice); a quarter turn of an axis-aligned box is exact."""
+    x0, x1, top, bottom = char["x0"], char["x1"], char["top"], char["bottom"]
+    if quarter == 1:  # reads upwards: the page turned clockwise
+        box = (height - bottom, height - top, x0, x1)
+    elif quarter == 3:  # reads downwards: the page turned anticlockwise
+        box = (top, bottom, width - x1, width - x0)
+    else:  # upside down
+        box = (width - x1, width - x0, height - bottom, height - top)
+    new = dict(zip(("x0", "x1", "top", "bottom"), box, strict=True))
+    # the type size across the line; rounded, as pdfplumber groups a word's characters by equal size
+    # and a turned matrix's rounding noise would split "number" into "numb" "er"
+    size = round(new["bottom"] - new["top"], 3)
+    return {**char, **new, "doctop": new["top"], "upright": True, "size": size}
+
+
+def _unturn(
+    box: tuple[float, float, float, float], quarter: int, width: float, height: float
+) -> tuple[float, float, float, float]:
+    """A box on the turned page → the same box on the page (``x0, top, x1, bottom``)."""
+    x0, top, x1, bottom = box
+    if quarter == 1:
+        return (top, height - x1, bottom, height - x0)
+    if quarter == 3:
+        return (width - bottom, x0, width - top, x1)
+    return (width - x1, height - bottom, width - x0, height - top)
+
+
+def _frames(page: Any) -> Iterator[tuple[int, list[_Word], float]]:
+    """(quarter turns, words, width) for each writing direction of the page: the upright words as
+    pdfplumber reads them, then each turned direction's words read on the page turned upright."""
+    chars = getattr(page, "chars", None) or []
+    quarters = (
+        [] if all(c["matrix"][1] == 0 < c["matrix"][0] for c in chars) else [_quarter(c) for c in chars]
+    )
+    if not any(quarters):  # every character upright (the common page): read as it always was
+        yield 0, _words_of(page.extract_words(**_WORD_SETTINGS)), float(page.width)
+        return
+    width, height = float(page.width), float(page.height)
+    upright = [c for c, q in zip(chars, quarters, strict=True) if q == 0]
+    yield 0, _words_of(extract_words(upright, **_WORD_SETTINGS)), width
+    for quarter in (1, 2, 3):
+        turned = [
+            _turned(c, quarter, width, height) for c, q in zip(chars, quarters, strict=True) if q == quarter
+        ]
+        if turned:
+            yield (
+                quarter,
+                _words_of(extract_words(turned, **_WORD_SETTINGS)),
+                height if quarter % 2 else width,
+            )
 
 
 def _lines(words: list[_Word]) -> list[_Line]:
@@ -187,11 +266,22 @@ def _captions(lines: list[_Line]) -> list[tuple[_Line, int, str]]:
 
 def page_word_tables(page: Any, number: int, *, captionless: bool = True) -> list[WordTable]:
     """The tables of one pdfplumber page (see the module docstring); with ``captionless`` also the
-    numeric blocks under a header line that no caption names (label "")."""
-    words = _words(page)
+    numeric blocks under a header line that no caption names (label ""). Tables set sideways come
+    after the upright ones."""
+    out: list[WordTable] = []
+    for quarter, words, width in _frames(page):
+        found = _frame_tables(words, width, number, captionless)
+        if quarter:
+            for table in found:
+                table.box = _unturn(table.box, quarter, float(page.width), float(page.height))
+                table.rotation = {1: 90, 2: 180, 3: 270}[quarter]
+        out += found
+    return out
+
+
+def _frame_tables(words: list[_Word], width: float, number: int, captionless: bool) -> list[WordTable]:
     if not words:
         return []
-    width = float(page.width)
     lines = _lines(words)
     out: list[WordTable] = []
     for caption_line, index, label in _captions(lines):
