@@ -13,7 +13,7 @@ from typing import Any
 
 import dagster as dg
 
-from geo_assets.ingest import registry
+from geo_assets.ingest import registry, retire
 from geo_assets.ingest.convert import convert_pdf
 from geo_assets.partitions import PAPERS, papers_partitions
 from geo_assets.resources import (
@@ -345,11 +345,17 @@ def published_paper(
     home_writer: HomeWriterResource,
 ):
     paper_id = str(chunk_embeddings["paper_id"])
+    settings = geo.settings()
     with documents.open() as store:
         store.set_paper_fields(paper_id, status="published")
-    publication.mark_published(geo.settings().home_dir, paper_id)
-    if publication.mark_unretired(geo.settings().home_dir, paper_id):  # ingested again: wanted again
-        context.log.info(f"{paper_id}: was retired; published again, so no longer retired")
+        publication.mark_published(settings.home_dir, paper_id)
+        if publication.mark_unretired(settings.home_dir, paper_id):  # ingested again: wanted again
+            context.log.info(f"{paper_id}: was retired; published again, so no longer retired")
+        # the PDF's bytes changed under the same name: its earlier version steps aside (kept until purged)
+        for old in retire.retire_replaced(settings, store, context.partition_key, paper_id):
+            context.log.info(
+                f"{old}: replaced by {paper_id} (retired: `geo-rag unretire {old}` brings it back)"
+            )
     context.log.info(f"{paper_id}: published")
     return dg.Output(
         {"paper_id": paper_id},

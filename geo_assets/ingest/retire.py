@@ -40,6 +40,7 @@ __all__ = [
     "purge_paper",
     "purgeable",
     "retire_paper",
+    "retire_replaced",
     "unretire_paper",
 ]
 
@@ -153,6 +154,32 @@ def retire_paper(
         reason=reason,
     )
     return publication.retired_papers(settings.home_dir).get(paper_id)
+
+
+def retire_replaced(
+    settings: Settings, store: DocumentRepository, partition_key: str, current_paper_id: str
+) -> list[str]:
+    """The earlier versions of a PDF whose bytes changed under the same name, once the new version is
+    published: retired — hidden from questions at once, kept in every store until ``geo-rag purge``,
+    back with ``geo-rag unretire`` — like a PDF that left the folder. Without this both versions
+    stayed published (the paper id is the hash of the bytes), so every replaced PDF answered twice.
+    The old document gives up the partition (``replaced_by`` names its successor), so lookups by
+    partition find the current version. Returns the retired paper ids."""
+    retired = []
+    for doc in store.papers_for_partition(partition_key):
+        old = str(doc["paper_id"])
+        if old == current_paper_id:
+            continue
+        publication.mark_retired(
+            settings.home_dir,
+            old,
+            partition_key=partition_key,
+            source_path=str(doc.get("source_path", "")),
+            reason=f"replaced by a new version of {partition_key} (paper {current_paper_id})",
+        )
+        store.set_paper_fields(old, partition_key=None, replaced_by=current_paper_id)
+        retired.append(old)
+    return retired
 
 
 def find_retired(settings: Settings, name: str) -> dict[str, str] | None:

@@ -119,6 +119,17 @@ class DocumentStore:
         sha256 = None if doc is None else doc.get("sha256")
         return None if sha256 is None else str(sha256)
 
+    def papers_for_partition(self, partition_key: str) -> list[dict[str, Any]]:
+        """Every paper stored for a ``papers`` partition (id, hash, source): one, or two in the moment
+        between a replaced PDF's new version being stored and ``retire.retire_replaced`` setting the
+        old one aside."""
+        return list(
+            self.db[contract.PAPERS].find(
+                {"partition_key": _literal(partition_key)},
+                {"paper_id": 1, "sha256": 1, "source_file": 1, "source_path": 1},
+            )
+        )
+
     # -- chunks ---------------------------------------------------------------------------
     def replace_chunks(self, paper_id: str, chunks: Sequence[Chunk]) -> dict[str, int]:
         """Make the stored chunks of a paper exactly ``chunks`` (upsert new, delete stale)."""

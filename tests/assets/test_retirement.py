@@ -231,3 +231,50 @@ def test_the_sensor_does_not_retire_while_another_writer_holds_the_home(watched:
         process.join(30)
     watched.evaluate_sensor()  # the next evaluation catches up
     assert set(publication.retired_papers(watched.home)) == {watched.paper_ids[PAPERS[0]]}
+
+
+def test_a_replaced_pdf_retires_its_earlier_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """New bytes under the same file name (a corrected PDF): the new version is published and the
+    earlier one steps aside — retired, hidden, kept until purged — instead of both answering. Real
+    ingests (embedded stores, the real parser and embedder) of a real paper."""
+    from geo_assets.cli.commands import ingest
+    from geo_assets.cli.retirement import purge_command
+    from geo_rag_runtime.cli import store_counts
+    from geo_rag_runtime.settings import get_settings
+
+    folder, home = tmp_path / "papers", tmp_path / "home"
+    folder.mkdir()
+    pdf = folder / "paper.pdf"
+    shutil.copy(
+        REPO / "tests/fixtures/papers/Vermeesch2023_Geochronology_DiscordanceCorrigendum_CCBY.pdf", pdf
+    )
+    for name, value in {
+        "GEO_RAG_HOME": home,
+        "GEO_RAG_PAPERS": folder,
+        "GEO_RAG_LOCAL_LLM": "false",
+        "DAGSTER_HOME": REPO,
+        "GEO_RAG_DAGSTER_STORAGE": home / "dagster",
+    }.items():
+        monkeypatch.setenv(name, str(value))
+    for var in ("GROBID_URL", "MONGODB_URI", "CHROMA_HOST", "NEO4J_URI", "GEO_RAG_LLM_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+
+    def run() -> str:
+        out = io.StringIO()
+        assert ingest([str(folder)], progress=False, corpus_assets=False, out=out, err=io.StringIO()) == 0
+        return out.getvalue()
+
+    run()
+    once = store_counts(get_settings())
+    pdf.write_bytes(pdf.read_bytes() + b"\n")  # a new version: different bytes, same name
+    run()
+    retired = publication.retired_papers(home)
+    assert len(retired) == 1, retired
+    record = next(iter(retired.values()))
+    assert record["partition_key"] == "paper.pdf", record
+    assert record["reason"].startswith("replaced by a new version of paper.pdf"), record
+    assert store_counts(get_settings())["documents"]["papers"] == 2  # kept until purged ...
+    assert "1 already up to date" in run()  # ... and the new version is the partition's paper
+    assert purge_command(everything=True, out=io.StringIO(), err=io.StringIO()) == 0
+    assert publication.retired_papers(home) == {}
+    assert store_counts(get_settings()) == once  # what one clean load of the paper holds
