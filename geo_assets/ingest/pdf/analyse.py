@@ -23,7 +23,7 @@ from geo_assets.ingest.pdf.lines import page_lines
 from geo_assets.ingest.pdf.metadata import read_front_matter
 from geo_assets.ingest.pdf.running_heads import drop_running_heads
 from geo_assets.ingest.pdf.tables import PageTable, page_tables
-from geo_assets.ingest.pdf.word_tables import WordTable, page_word_tables
+from geo_assets.ingest.pdf.word_tables import WordTable, page_word_tables, reading_view, turn_box
 from geo_rag_runtime.errors import PdfError
 
 log = logging.getLogger(__name__)
@@ -73,12 +73,16 @@ def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
     worded: list[WordTable] = []
     for number, page in enumerate(pdf.pages, start=1):
         try:
+            view, quarter = reading_view(page)  # a landscape page turned upright; any other as it is
             if word_tables:
-                worded.extend(_word_tables(page, number, source))
-            lines = page_lines(page, number)
-            pages.append(order_page(lines, float(page.width), float(page.height)))
-            heights.append(float(page.height))
-            widths.append(float(page.width))
+                on_page = _word_tables(page, number, source)
+                for table in on_page:  # boxes in the frame of the page's lines
+                    table.box = turn_box(table.box, quarter, float(page.width), float(page.height))
+                worded.extend(on_page)
+            lines = page_lines(view, number)
+            pages.append(order_page(lines, float(view.width), float(view.height)))
+            heights.append(float(view.height))
+            widths.append(float(view.width))
         except Exception as exc:  # pdfminer raises many types on broken content streams
             raise PdfError(f"{source}: cannot read page {number}: {exc}") from exc
         finally:

@@ -42,7 +42,7 @@ from typing import Any
 
 from pdfplumber.utils import extract_words
 
-__all__ = ["WordTable", "page_word_tables"]
+__all__ = ["WordTable", "page_word_tables", "reading_view", "turn_box"]
 
 _NUMBER = re.compile(
     r"^[(<>≤≥~±]?[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][+\-\u2212]?\d+)?"
@@ -183,6 +183,50 @@ def _frames(page: Any) -> Iterator[tuple[int, list[_Word], float]]:
                 _words_of(extract_words(turned, **_WORD_SETTINGS)),
                 height if quarter % 2 else width,
             )
+
+
+@dataclass
+class _TurnedPage:
+    """What the line reader needs of a page (``width``, ``height``, ``chars``), turned upright."""
+
+    width: float
+    height: float
+    chars: list[dict[str, Any]]
+
+
+def reading_view(page: Any) -> tuple[Any, int]:
+    """The page as the line reader should see it, and the quarter turns that made it: itself and 0
+    when most of its characters stand upright (every usual page, unchanged), else turned so that
+    the writing direction most of its characters share reads upright — a landscape page
+    (``/Rotate``, or text drawn with a turned matrix) gave no text at all before, and a paper
+    printed landscape throughout failed as "no text layer". Characters of other directions are
+    left out, as the line reader leaves out turned characters on an upright page."""
+    chars = getattr(page, "chars", None) or []
+    if not chars or all(c["matrix"][1] == 0 < c["matrix"][0] for c in chars):
+        return page, 0
+    quarters = [_quarter(c) for c in chars]
+    counts = [quarters.count(q) for q in range(4)]
+    quarter = max(range(4), key=lambda q: (counts[q], q == 0))
+    if quarter == 0:
+        return page, 0
+    width, height = float(page.width), float(page.height)
+    turned = [
+        _turned(c, quarter, width, height) for c, q in zip(chars, quarters, strict=True) if q == quarter
+    ]
+    return _TurnedPage(height if quarter % 2 else width, width if quarter % 2 else height, turned), quarter
+
+
+def turn_box(
+    box: tuple[float, float, float, float], quarter: int, width: float, height: float
+) -> tuple[float, float, float, float]:
+    """A box on the page (``x0, top, x1, bottom``) → the same box on the page turned as
+    ``reading_view`` turned it (the inverse of ``_unturn``), so a table's box and the lines the
+    line reader gives lie in one frame."""
+    if quarter == 0:
+        return box
+    x0, top, x1, bottom = box
+    turned = _turned({"x0": x0, "x1": x1, "top": top, "bottom": bottom}, quarter, width, height)
+    return (turned["x0"], turned["top"], turned["x1"], turned["bottom"])
 
 
 def _lines(words: list[_Word]) -> list[_Line]:
