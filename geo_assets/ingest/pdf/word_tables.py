@@ -129,6 +129,14 @@ def _quarter(char: dict[str, Any]) -> int:
     return 1 if b > 0 else 3
 
 
+def _quarters(chars: list[dict[str, Any]]) -> list[int]:
+    """Each character's ``_quarter``; empty when every one stands upright (the usual page, told by
+    its text matrix without classifying each character)."""
+    if all(c["matrix"][1] == 0 < c["matrix"][0] for c in chars):
+        return []
+    return [_quarter(c) for c in chars]
+
+
 def _turned(char: dict[str, Any], quarter: int, width: float, height: float) -> dict[str, Any]:
     """The character as it sits on the page turned until it reads upright. Hand-rolled: pdfplumber
     keeps a sideways word's page box and takes a sideways glyph's box height (its advance) as its
@@ -164,9 +172,7 @@ def _frames(page: Any) -> Iterator[tuple[int, list[_Word], float]]:
     """(quarter turns, words, width) for each writing direction of the page: the upright words as
     pdfplumber reads them, then each turned direction's words read on the page turned upright."""
     chars = getattr(page, "chars", None) or []
-    quarters = (
-        [] if all(c["matrix"][1] == 0 < c["matrix"][0] for c in chars) else [_quarter(c) for c in chars]
-    )
+    quarters = _quarters(chars)
     if not any(quarters):  # every character upright (the common page): read as it always was
         yield 0, _words_of(page.extract_words(**_WORD_SETTINGS)), float(page.width)
         return
@@ -202,9 +208,9 @@ def reading_view(page: Any) -> tuple[Any, int]:
     printed landscape throughout failed as "no text layer". Characters of other directions are
     left out, as the line reader leaves out turned characters on an upright page."""
     chars = getattr(page, "chars", None) or []
-    if not chars or all(c["matrix"][1] == 0 < c["matrix"][0] for c in chars):
+    quarters = _quarters(chars)
+    if not any(quarters):
         return page, 0
-    quarters = [_quarter(c) for c in chars]
     counts = [quarters.count(q) for q in range(4)]
     quarter = max(range(4), key=lambda q: (counts[q], q == 0))
     if quarter == 0:
