@@ -98,6 +98,16 @@ class Stack:
             run["tags"] = {t["key"]: t["value"] for t in run["tags"]}
         return runs
 
+    def reexecute_from_failure(self, run_id: str) -> str:
+        """The UI's "Re-execute from failure" (its GraphQL mutation); the new run's id."""
+        rerun = self.graphql(
+            """mutation($id: String!) { launchRunReexecution(reexecutionParams: {parentRunId: $id, strategy: FROM_FAILURE}) {
+                 __typename ... on LaunchRunSuccess { run { runId } } ... on PythonError { message } } }""",
+            {"id": run_id},
+        )["launchRunReexecution"]
+        assert rerun["__typename"] == "LaunchRunSuccess", rerun
+        return str(rerun["run"]["runId"])
+
     def api(self, path: str, body: dict[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
         headers = {
             "Authorization": f"Bearer {self.env['GEO_RAG_API_TOKEN']}",
@@ -370,14 +380,10 @@ def test_killing_the_graph_server_mid_ingest_fails_the_run_and_its_rerun_loads_c
     run = wait_for("the changed paper's run", writing_graph, timeout=300, every=0.5)
     os.killpg(stack.pid("graph"), signal.SIGKILL)
 
-    def finished() -> dict[str, Any] | None:
-        return next(
-            (r for r in stack.runs() if r["runId"] == run["runId"] and r["status"] in ("SUCCESS", "FAILURE")),
-            None,
-        )
-
-    ended = wait_for("the run to end without its graph server", finished, timeout=300)
-    assert ended["status"] == "FAILURE", ended
+    status = wait_for(
+        "the run to end without its graph server", lambda: ended(stack, run["runId"]), timeout=300
+    )
+    assert status == "FAILURE", status
     # however many sensor ticks passed, the changed bytes were requested once (the run key)
     changed = [r for r in stack.runs() if r["tags"].get("georag/reason") == "changed"]
     assert [r["runId"] for r in changed] == [run["runId"]], changed
@@ -390,20 +396,8 @@ def test_killing_the_graph_server_mid_ingest_fails_the_run_and_its_rerun_loads_c
     assert [e["stepKey"] for e in failures] == ["knowledge_graph"], failures
     assert "Neo4j" in json.dumps(failures), failures  # the UI's error names the store that went away
     stack_cmd(stack.folder, "up", "--no-llm")  # starts the graph server again, leaves the rest alone
-    rerun = stack.graphql(
-        """mutation($id: String!) { launchRunReexecution(reexecutionParams: {parentRunId: $id, strategy: FROM_FAILURE}) {
-             __typename ... on LaunchRunSuccess { run { runId } } ... on PythonError { message } } }""",
-        {"id": run["runId"]},
-    )["launchRunReexecution"]
-    assert rerun["__typename"] == "LaunchRunSuccess", rerun
-    rerun_id = rerun["run"]["runId"]
-    wait_for(
-        "the re-execution",
-        lambda: next(
-            (r["status"] for r in stack.runs() if r["runId"] == rerun_id and r["status"] == "SUCCESS"), None
-        ),
-        timeout=300,
-    )
+    rerun_id = stack.reexecute_from_failure(run["runId"])
+    wait_for("the re-execution", lambda: run_status(stack, rerun_id) == "SUCCESS", timeout=300)
     assert_equals_a_clean_load(stack)
 
 
@@ -414,6 +408,12 @@ def rewrite_changed(stack: Stack, pdf: Path, extra: bytes) -> None:
 
 def run_status(stack: Stack, run_id: str) -> str:
     return next(r["status"] for r in stack.runs() if r["runId"] == run_id)
+
+
+def ended(stack: Stack, run_id: str) -> str | None:
+    """The run's status once it has ended (SUCCESS or FAILURE), else None."""
+    status = run_status(stack, run_id)
+    return status if status in ("SUCCESS", "FAILURE") else None
 
 
 def started_changed_run(stack: Stack, seen: set[str]) -> dict[str, Any]:
@@ -435,13 +435,10 @@ def test_killing_the_daemon_mid_run_loses_nothing(stack: Stack) -> None:
     rewrite_changed(stack, THIRD, b"\n\n")
     run = started_changed_run(stack, seen)
     os.killpg(stack.pid("daemon"), signal.SIGKILL)
-    status = json.loads(stack_cmd(stack.folder, "status", "--json", check=False).stdout)
-    assert {r["service"]: r["healthy"] for r in status["services"]}["daemon"] is False
+    assert not stack_healthy(stack, "daemon")
     stack_cmd(stack.folder, "up", "--no-llm")
-    wait_for(
-        "the run to finish", lambda: run_status(stack, run["runId"]) in ("SUCCESS", "FAILURE"), timeout=400
-    )
-    assert run_status(stack, run["runId"]) == "SUCCESS"
+    status = wait_for("the run to finish", lambda: ended(stack, run["runId"]), timeout=400)
+    assert status == "SUCCESS", status
     time.sleep(2 * SENSOR_INTERVAL_S)  # two more ticks of the restarted daemon's sensor
     changed = [
         r for r in stack.runs() if r["tags"].get("georag/reason") == "changed" and r["runId"] not in seen
@@ -466,20 +463,13 @@ def test_restarting_postgres_mid_run_ends_in_a_complete_load(stack: Stack) -> No
     assert all(r["healthy"] for r in status["services"]), status
     final = wait_for(
         "the run to end",
-        lambda: run_status(stack, run["runId"]) in ("SUCCESS", "FAILURE") and run_status(stack, run["runId"]),
+        lambda: ended(stack, run["runId"]),
         timeout=400,
     )
     print(f"run across a PostgreSQL restart: {final}", file=sys.stderr)
     if final == "FAILURE":
-        rerun = stack.graphql(
-            """mutation($id: String!) { launchRunReexecution(reexecutionParams: {parentRunId: $id, strategy: FROM_FAILURE}) {
-                 __typename ... on LaunchRunSuccess { run { runId } } ... on PythonError { message } } }""",
-            {"id": run["runId"]},
-        )["launchRunReexecution"]
-        assert rerun["__typename"] == "LaunchRunSuccess", rerun
-        wait_for(
-            "the re-execution", lambda: run_status(stack, rerun["run"]["runId"]) == "SUCCESS", timeout=400
-        )
+        rerun_id = stack.reexecute_from_failure(run["runId"])
+        wait_for("the re-execution", lambda: run_status(stack, rerun_id) == "SUCCESS", timeout=400)
     assert_equals_a_clean_load(stack)
     assert THIRD.name in stack.cited_files(QUESTIONS[THIRD.name])
 
