@@ -237,16 +237,24 @@ class RagService:
         return value
 
     def selector(self) -> SelectorModel | None:
-        """The answer-sentence ranker: the home's (trained by the ``answer_selector`` asset on its
-        own papers), else the packaged one; None with ``answer_selector=relevance``."""
-        if self.settings.answer_selector != "learned":
+        """The answer-sentence ranker: the packaged one (trained on hand-written questions); with
+        ``answer_selector=home`` the home's own (trained by the ``answer_selector`` asset on template
+        questions from its papers) where it has one that this code can read; None with
+        ``answer_selector=relevance``."""
+        if self.settings.answer_selector == "relevance":
             return None
 
         def open_selector() -> SelectorModel | None:
             from geo_rag_runtime.query.selector import PACKAGED_SELECTOR, SELECTOR_FILE, load_selector
 
-            own = self.settings.home_dir / "models" / SELECTOR_FILE
-            return load_selector(own) or load_selector(PACKAGED_SELECTOR)
+            if self.settings.answer_selector == "home":
+                try:
+                    own = load_selector(self.settings.home_dir / "models" / SELECTOR_FILE)
+                except ValueError:  # trained by an older version on other features: retrain it
+                    own = None
+                if own is not None:
+                    return own
+            return load_selector(PACKAGED_SELECTOR)
 
         value = self._resource("selector", open_selector)
         return value if isinstance(value, SelectorModel) else None

@@ -1,7 +1,7 @@
 """How well does the answer carry the evidence? Sentence rankers and answer lengths compared.
 
     GEO_RAG_HOME=<home> .venv/bin/python scripts/bench_selector.py --dataset corpus [--dataset dev ...]
-        [--selector FILE ...] [--json OUT]
+        [--selector FILE ...] [--fold K] [--json OUT]
 
 Each question's context is retrieved once (hybrid, as served); then every variant writes the
 extractive answer from that same context: ``relevance`` (MiniLM cosine + entity/keyword overlap, the
@@ -10,6 +10,10 @@ packaged one). Printed per set and query type: answer
 evidence recall, reference numbers stated, false abstention, semantic similarity to the reference
 answer (the packaged MiniLM) and ms per generation (the selector's cost, the floor being
 ``relevance`` in the same run). Nothing here is tuned on: it reads the hand-written sets only to score.
+
+``--fold K`` scores only the questions whose first paper is in fold K of the written training questions
+(scripts/train_selector.py --written --fold K trains a ranker without them): a ranker scored on
+questions about papers it never trained on.
 """
 
 from __future__ import annotations
@@ -47,8 +51,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", action="append", default=[])
     parser.add_argument("--selector", action="append", type=Path, default=[])
+    parser.add_argument("--fold", type=int, choices=(0, 1), default=None)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
+    fold = None
+    if args.fold is not None:
+        from geo_assets.answers.selector_training import WRITTEN_QUESTIONS, fold_papers
+
+        fold = set(fold_papers(WRITTEN_QUESTIONS, args.fold))
     settings = get_settings(local_llm=False, generator="extractive")
     service = RagService(settings, llm=None)
     variants = _variants(settings, args.selector)
@@ -56,6 +66,8 @@ def main() -> None:
     report: dict[str, Any] = {}
     for name in args.dataset or ["dev"]:
         questions = load_eval_dataset(resolve_dataset(name))
+        if fold is not None:
+            questions = [q for q in questions if q.papers and q.papers[0] in fold]
         rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for q in questions:
             got, tools = retrieve_context(q.question, service.resources, settings, mode="hybrid")

@@ -1,10 +1,17 @@
-"""Train the answer-sentence ranker on a home's own papers and save it (no evaluation question used).
+"""Train the answer-sentence ranker and save it (no evaluation question is used).
 
-    GEO_RAG_HOME=/path/to/home .venv/bin/python scripts/train_selector.py [--out FILE] [--per-kind N]
+    GEO_RAG_HOME=<home> .venv/bin/python scripts/train_selector.py --written [--fold K] [--out FILE]
+    GEO_RAG_HOME=<home> .venv/bin/python scripts/train_selector.py --templates [--per-kind N] [--out FILE]
 
-Without --out it goes to $GEO_RAG_HOME/models/answer_selector.json, where `geo-rag ask` and `serve`
-find it; the packaged default (geo_rag_runtime/query/answer_selector.json) is this script's output
-on a home that ingested data/papers. The Dagster asset ``answer_selector`` does the same.
+``--written`` fits on the hand-written questions (data/selector/written_questions_v1.jsonl); the home
+must have ingested the 17 corpus papers they were written for. The packaged default
+(geo_rag_runtime/query/answer_selector.json) is this command's output. ``--fold K`` (0 or 1) leaves
+out the questions about every other paper (file names sorted, from the K-th), so that
+scripts/bench_selector.py --fold K scores the ranker on questions about papers it never trained on.
+
+``--templates`` fits on template questions written from the home's own papers (what the
+``answer_selector`` asset does with ``GEO_RAG_ANSWER_SELECTOR=home``). Without --out the model goes to
+$GEO_RAG_HOME/models/answer_selector.json.
 """
 
 import argparse
@@ -12,19 +19,32 @@ import json
 import time
 from pathlib import Path
 
-from geo_assets.answers.selector_training import train_for_home
+from geo_assets.answers.selector_training import (
+    WRITTEN_QUESTIONS,
+    fold_papers,
+    train_for_home,
+    train_written,
+)
 from geo_rag_runtime.query.selector import SELECTOR_FILE
 from geo_rag_runtime.settings import get_settings
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=None)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--written", nargs="?", type=Path, const=WRITTEN_QUESTIONS, default=None)
+    source.add_argument("--templates", action="store_true")
+    parser.add_argument("--fold", type=int, choices=(0, 1), default=None)
     parser.add_argument("--per-kind", type=int, default=150)
+    parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     settings = get_settings(local_llm=False)
     started = time.perf_counter()
-    model = train_for_home(settings, per_kind=args.per_kind, log=print)
+    if args.written is not None:
+        leave_out = fold_papers(args.written, args.fold) if args.fold is not None else []
+        model = train_written(settings, args.written, leave_out=leave_out, log=print)
+    else:
+        model = train_for_home(settings, per_kind=args.per_kind, log=print)
     out = args.out or settings.path("models") / SELECTOR_FILE
     model.save(out)
     print(json.dumps(model.meta, indent=1))

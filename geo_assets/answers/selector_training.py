@@ -1,7 +1,18 @@
-"""Training the answer-sentence ranker (``geo_rag_runtime.query.selector``) from the corpus itself.
+"""Training the answer-sentence ranker (``geo_rag_runtime.query.selector``).
 
-No evaluation question is used. The questions are written from a sentence of the papers by
-templates filled with that sentence's own content, and the sentence is the one that answers:
+No evaluation question is used. Two sources of training questions:
+
+**Written questions** (the packaged ranker, the default): ``data/selector/written_questions_v1.jsonl``,
+723 questions written by hand for 369 passages of the 17 CC BY corpus papers, each naming the
+sentence(s) of its passage that answer it and those that only partly do. Written in a reader's words
+(not the sentence's), they teach what templates cannot: the answering sentence often shares few words
+with the question. Measured cross-fitted (trained on the questions of half the papers, scored on the
+hand-written evaluation questions about the other half), they beat the home's own template-trained
+ranker; docs/experiments.md has the table. ``train_written`` fits on them against a home that holds
+those papers (``scripts/train_selector.py --written``).
+
+**Template questions** (``answer_selector=home``) are written from a sentence of the home's own papers
+by templates filled with that sentence's own content, and the sentence is the one that answers:
 
 * **values** — a reported value (a measurement row read from running text) asks for its analyte,
   with its sample, material or method when the row has them ("What U–Pb age is reported for sample
@@ -21,12 +32,14 @@ features (standardised, balanced classes) is the model.
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -38,15 +51,21 @@ from geo_rag_runtime.query.selector import FEATURES, SelectorInput, SelectorMode
 __all__ = [
     "MIN_QUESTIONS",
     "TRAINING_VERSION",
+    "WRITTEN_QUESTIONS",
     "Example",
     "TrainingQuestion",
     "collect_examples",
     "fit",
+    "fold_papers",
+    "read_written_questions",
+    "train_written",
     "write_questions",
 ]
 
-TRAINING_VERSION = "selector-training-2"  # 2: candidates are whole sentences
+TRAINING_VERSION = "selector-training-3"  # 2: candidates are whole sentences; 3: neighbours' cosines
 MIN_QUESTIONS = 40  # fewer usable questions than this: the packaged ranker serves the home
+WRITTEN_QUESTIONS = Path(__file__).resolve().parents[2] / "data" / "selector" / "written_questions_v1.jsonl"
+_KINDS = {"value", "reason", "method", "evidence", "other"}
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"[^\W\d_][^\W_]{3,}", re.UNICODE)
 _CAUSE = re.compile(
@@ -75,12 +94,15 @@ _EVIDENCE_TEMPLATES = ("What evidence links {a} and {b}?", "What does {a} indica
 
 @dataclass(frozen=True)
 class TrainingQuestion:
-    """A question written from one sentence, which answers it."""
+    """A question written for one sentence, which answers it (with ``also``, other sentences that
+    answer it as well; ``partial``: sentences that partly do, neither positive nor negative)."""
 
     question: str
     sentence: str
-    kind: str  # values | relations | topics
-    paper_id: str
+    kind: str  # values | relations | topics (templates); value | reason | method | evidence | other (written)
+    paper_id: str  # the paper's id (templates) or its file name (written questions)
+    also: tuple[str, ...] = ()
+    partial: tuple[str, ...] = ()
 
 
 @dataclass
@@ -216,6 +238,37 @@ def _is_source(candidate: str, sentence: str) -> bool:
     return fuzz.partial_ratio(a, b) >= 95
 
 
+def read_written_questions(path: Path = WRITTEN_QUESTIONS) -> list[TrainingQuestion]:
+    """The hand-written questions of ``path``: one passage a line, with its questions. A malformed
+    line is a ValueError that names it (the file is data a person edits)."""
+    out: list[TrainingQuestion] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            passage = json.loads(line)
+            sentences = [_SPACE.sub(" ", str(s)).strip() for s in passage["sentences"]]
+            paper = str(passage["source_file"])
+            for q in passage["questions"]:
+                answers = [sentences[int(i)] for i in q["answers"]]
+                partial = tuple(sentences[int(i)] for i in q.get("partial", []))
+                text = _SPACE.sub(" ", str(q["question"])).strip()
+                if not text or not answers or str(q["kind"]) not in _KINDS:
+                    raise ValueError("a question, its answers and a known kind are required")
+                out.append(
+                    TrainingQuestion(text, answers[0], str(q["kind"]), paper, tuple(answers[1:]), partial)
+                )
+        except (KeyError, IndexError, TypeError, ValueError) as error:
+            raise ValueError(f"{path.name} line {number}: {error}") from error
+    return out
+
+
+def fold_papers(path: Path, fold: int) -> list[str]:
+    """Fold ``fold`` (0 or 1) of the papers the written questions are about: every other file name,
+    sorted — a ranker trained without them is scored on questions about them (cross-fitting)."""
+    return sorted({q.paper_id for q in read_written_questions(path)})[fold::2]
+
+
 def collect_examples(
     questions: Sequence[TrainingQuestion],
     service: Any,
@@ -231,14 +284,24 @@ def collect_examples(
         extractive = ExtractiveGenerator(tools.scorer)
         candidates = extractive.candidates(got.bundle)
         if len(candidates) >= 2:
-            labels = np.array([_is_source(c.text, q.sentence) for c in candidates], dtype=np.int8)
-            if 0 < labels.sum() < len(labels):
+            answers = (q.sentence, *q.also)
+            labels = np.array(
+                [any(_is_source(c.text, a) for a in answers) for c in candidates], dtype=np.int8
+            )
+            # a sentence that partly answers is neither taught as the answer nor as a wrong one
+            keep = np.array(
+                [
+                    bool(label) or not any(_is_source(c.text, p) for p in q.partial)
+                    for c, label in zip(candidates, labels, strict=True)
+                ]
+            )
+            if 0 < labels.sum() < keep.sum():
                 relevance = tools.scorer.for_question(got.question.text)
                 scores = relevance.score([c.text for c in candidates])
                 facts = len(got.bundle.chunks)
                 inputs = [SelectorInput(c.text, c.item, c.position, c.item >= facts) for c in candidates]
-                rows = candidate_features(relevance, inputs, scores)
-                examples.append(Example(q, rows, labels))
+                rows = candidate_features(relevance, inputs, scores)  # relative to every candidate
+                examples.append(Example(q, rows[keep], labels[keep]))
         if log is not None and (number % 50 == 0 or number == len(questions)):
             log(f"selector training: {number}/{len(questions)} questions, {len(examples)} usable")
     return examples
@@ -324,4 +387,38 @@ def train_for_home(
             FEATURES,
             {"version": TRAINING_VERSION, "questions": 0, **meta},
         )
+    return fit(examples, meta=meta)
+
+
+def train_written(
+    settings: Any,
+    path: Path = WRITTEN_QUESTIONS,
+    *,
+    leave_out: Sequence[str] = (),
+    min_questions: int = MIN_QUESTIONS,
+    log: Callable[[str], None] | None = None,
+) -> SelectorModel:
+    """The ranker fitted on the hand-written questions, their contexts retrieved by the home's stores
+    (which must hold the papers they were written for: ``ValueError`` otherwise). ``leave_out``: paper
+    file names whose questions are left out, so that the ranker can be scored on questions about
+    papers it never trained on (scripts/train_selector.py --leave-out)."""
+    from geo_rag_runtime.service import RagService
+
+    questions = [q for q in read_written_questions(path) if q.paper_id not in set(leave_out)]
+    service = RagService(settings.model_copy(update={"answer_selector": "relevance"}), llm=None)
+    try:
+        examples = collect_examples(questions, service, log=log)
+    finally:
+        service.close()
+    if len(examples) < min_questions:
+        raise ValueError(
+            f"only {len(examples)} of {len(questions)} written questions found their answer in this home's "
+            "contexts: train on a home that ingested the papers they were written for (the 17 corpus papers)"
+        )
+    meta = {
+        "version": f"{TRAINING_VERSION}+{path.stem}",
+        "source": f"{path.name} (hand-written questions)",
+        "written_questions": len(questions),
+        "left_out": sorted(leave_out),
+    }
     return fit(examples, meta=meta)

@@ -59,6 +59,8 @@ FEATURES = (
     "first_in_passage",
     "graph_fact",
     "length",
+    "previous_cosine_gap",
+    "next_cosine_gap",
 )
 
 _VALUE = re.compile(r"(?<![\w.\-−/])[-−]?\d+(?:[.,]\d+)*(?![\w/])")
@@ -139,6 +141,12 @@ def candidate_features(
     idf_overlaps = [sum(idf[w] for w in set(words) & question_keywords) / idf_total for words in keywords]
     best_cosine = max((s.cosine for s in scores), default=0.0)
     best_idf = max(idf_overlaps, default=0.0)
+    # the sentences around a candidate: an answer often follows (or precedes) the sentence that
+    # names the question's subject ("X happens. This is because …"); 0 where the neighbour is no
+    # candidate (a heading, a table row) or the passage ends
+    at = {
+        (c.item, c.position): score.cosine for c, score in zip(candidates, scores, strict=True) if not c.fact
+    }
     for i, (candidate, score, words) in enumerate(zip(candidates, scores, keywords, strict=True)):
         text = candidate.text
         has_value = bool(_VALUE.search(text)) and bool(_UNIT.search(text))
@@ -161,6 +169,8 @@ def candidate_features(
             1.0 / (1.0 + candidate.position),
             float(candidate.fact),
             math.log1p(len(_WORDS.findall(text))) / math.log(90.0),
+            (0.0 if candidate.fact else at.get((candidate.item, candidate.position - 1), 0.0)) - best_cosine,
+            (0.0 if candidate.fact else at.get((candidate.item, candidate.position + 1), 0.0)) - best_cosine,
         )
     return rows
 

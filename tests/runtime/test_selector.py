@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from geo_assets.answers.selector_training import WRITTEN_QUESTIONS, fold_papers, read_written_questions
 from geo_rag_runtime.query.selector import (
     FEATURES,
     PACKAGED_SELECTOR,
@@ -46,11 +47,67 @@ def test_features_see_the_value_and_the_sample_the_question_asks_for(rows: np.nd
 
 
 def test_the_packaged_ranker_prefers_the_answering_sentence(rows: np.ndarray) -> None:
-    """Trained on the sample papers' own sentences, it ranks the sentence with the asked sample's age
+    """Trained on the hand-written questions, it ranks the sentence with the asked sample's age
     first, above the one that shares the most words with the question."""
     model = load_selector(PACKAGED_SELECTOR)
-    assert model is not None and model.meta["questions"] >= 40
+    assert model is not None and model.meta["questions"] >= 600
+    assert model.meta["source"].startswith(WRITTEN_QUESTIONS.name) and not model.meta["left_out"]
     assert int(np.argmax(model.score(rows))) == 1
+
+
+def test_the_written_questions_name_sentences_of_their_passages() -> None:
+    """The hand-written training set reads whole; every answer is a sentence of its own passage, a
+    kind is known, and the two folds used for cross-fitting split the papers."""
+    questions = read_written_questions()
+    assert len(questions) >= 700
+    assert {q.kind for q in questions} == {"value", "reason", "method", "evidence", "other"}
+    passages = [json.loads(line) for line in WRITTEN_QUESTIONS.read_text(encoding="utf-8").splitlines()]
+    sentences = {s for p in passages for s in p["sentences"]}
+    assert all(q.sentence in sentences and set(q.also) <= sentences for q in questions)
+    assert all(q.sentence not in q.partial for q in questions)
+    folds = [set(fold_papers(WRITTEN_QUESTIONS, k)) for k in (0, 1)]
+    assert folds[0] and folds[1] and not folds[0] & folds[1]
+    assert folds[0] | folds[1] == {q.paper_id for q in questions}
+
+
+def test_a_malformed_written_question_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "written.jsonl"
+    good = {
+        "source_file": "a.pdf",
+        "sentences": ["One sentence here.", "Another one."],
+        "questions": [{"question": "Which?", "kind": "value", "answers": [1]}],
+    }
+    bad = {**good, "questions": [{"question": "Which?", "kind": "value", "answers": [5]}]}
+    path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    with pytest.raises(ValueError, match="line 2"):
+        read_written_questions(path)
+    path.write_text(json.dumps(good) + "\n")
+    assert read_written_questions(path)[0].sentence == "Another one."
+
+
+def test_training_on_the_written_questions_of_the_home_s_papers(knowledge_base: KnowledgeBase) -> None:
+    """The real training path: the questions written for the test home's two papers retrieve their
+    contexts there, the answering sentences are labelled among the candidates, and the fitted ranker
+    puts them first more often than the cosine alone; a home without those papers is told so."""
+    from geo_assets.answers.selector_training import collect_examples, train_written
+    from geo_rag_runtime.service import RagService
+    from tests.runtime.knowledge_base import PAPERS
+
+    others = sorted({q.paper_id for q in read_written_questions()} - set(PAPERS))
+    model = train_written(knowledge_base.settings(), leave_out=others, min_questions=20)
+    assert model.meta["questions"] >= 20 and model.meta["left_out"] == others
+    questions = [q for q in read_written_questions() if q.paper_id in PAPERS]
+    service = RagService(knowledge_base.settings(answer_selector="relevance"), llm=None)
+    try:
+        examples = collect_examples(questions, service)
+    finally:
+        service.close()
+    cosine = FEATURES.index("cosine")
+    first_by_model = sum(int(e.labels[int(np.argmax(model.score(e.rows)))]) for e in examples)
+    first_by_cosine = sum(int(e.labels[int(np.argmax(e.rows[:, cosine]))]) for e in examples)
+    assert first_by_model > first_by_cosine
+    with pytest.raises(ValueError, match="ingested the papers"):
+        train_written(knowledge_base.settings(), leave_out=[*others, *PAPERS])
 
 
 def test_the_file_is_json_and_a_malformed_one_is_refused(tmp_path: Path) -> None:
@@ -72,12 +129,32 @@ def test_the_file_is_json_and_a_malformed_one_is_refused(tmp_path: Path) -> None
     assert load_selector(tmp_path / "missing.json") is None
 
 
-def test_relevance_setting_turns_the_ranker_off(knowledge_base: KnowledgeBase) -> None:
+def test_the_setting_picks_the_ranker(knowledge_base: KnowledgeBase, tmp_path: Path) -> None:
+    """learned: the packaged ranker; home: the home's own where it has one this code reads, else the
+    packaged one; relevance: none."""
     from geo_rag_runtime.service import RagService
 
+    packaged = load_selector(PACKAGED_SELECTOR)
+    assert packaged is not None
     assert RagService(knowledge_base.settings(answer_selector="relevance"), llm=None).selector() is None
     learned = RagService(knowledge_base.settings(), llm=None).selector()
-    assert learned is not None and learned.version == load_selector(PACKAGED_SELECTOR).version  # type: ignore[union-attr]
+    assert learned is not None and learned.version == packaged.version
+
+    home = tmp_path / "home"  # the ranker is read from models/ alone; no store is opened
+    own = home / "models" / "answer_selector.json"
+    own.parent.mkdir(parents=True, exist_ok=True)
+    stale = packaged.to_json()
+    stale["features"] = stale["features"][:-2]  # written by a version with two features fewer
+    own.write_text(json.dumps(stale))
+    fallback = RagService(knowledge_base.settings(home, answer_selector="home"), llm=None).selector()
+    assert fallback is not None and fallback.version == packaged.version
+    n = len(FEATURES)
+    SelectorModel(
+        np.ones(n, np.float32), 0.0, np.zeros(n, np.float32), np.ones(n, np.float32), meta={"version": "own"}
+    ).save(own)
+    mine = RagService(knowledge_base.settings(home, answer_selector="home"), llm=None).selector()
+    assert mine is not None and mine.version == "own"
+    assert RagService(knowledge_base.settings(home), llm=None).selector().version == packaged.version  # type: ignore[union-attr]
 
 
 def test_graph_facts_are_chosen_for_the_question() -> None:
