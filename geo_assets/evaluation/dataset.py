@@ -54,12 +54,16 @@ VALUES_DATASET = REPO_ROOT / "data" / "evaluation" / "geochem_qa_corpus_values_v
 # written after the answer-selection work began, by someone who saw no answer of the system: scored
 # once for the final report of that work, never tuned on (data/evaluation/README_corpus_v2.md)
 CORPUS_V2_DATASET = REPO_ROOT / "data" / "evaluation" / "geochem_qa_corpus_v2.jsonl"
+# written on 2026-12-05 by two more helpers, blind to the system and to the ranker's training
+# questions: the final-report set of the hand-written-question ranker (README_corpus_v3.md)
+CORPUS_V3_DATASET = REPO_ROOT / "data" / "evaluation" / "geochem_qa_corpus_v3.jsonl"
 DATASETS = {
     "dev": DEFAULT_DATASET,
     "corpus": CORPUS_DATASET,
     "corpus_heldout": HELDOUT_DATASET,
     "corpus_values": VALUES_DATASET,
     "corpus_v2": CORPUS_V2_DATASET,
+    "corpus_v3": CORPUS_V3_DATASET,
 }
 
 

@@ -281,17 +281,19 @@ def test_default_answerability_does_not_change_the_version(tmp_path: Path):
     assert dataset_version(hop) != plain
 
 
-def test_the_final_report_set_loads_with_its_quotas() -> None:
-    """Issue 29's second set: ≥ 60 questions, ≥ 10 unanswerable, ≥ 10 resting on two papers, every
-    answerable one with evidence; ids of its own so that no merge of sets can mix questions."""
-    questions = load_eval_dataset(resolve_dataset("corpus_v2"))
+@pytest.mark.parametrize(("name", "prefixes"), [("corpus_v2", ("w",)), ("corpus_v3", ("A", "B"))])
+def test_the_final_report_sets_load_with_their_quotas(name: str, prefixes: tuple[str, ...]) -> None:
+    """Issue 29's final-report sets: ≥ 60 questions, ≥ 10 unanswerable, ≥ 10 resting on two papers,
+    every answerable one with evidence; ids of their own so that no merge of sets can mix questions."""
+    questions = load_eval_dataset(resolve_dataset(name))
     assert len(questions) >= 60
     assert sum(not q.answerable for q in questions) >= 10
     assert sum(len(set(q.papers)) >= 2 for q in questions) >= 10
-    assert all(q.id.startswith("w") for q in questions)
+    assert all(q.id.startswith(prefixes) for q in questions)
     others = {
         q.id
-        for name in ("dev", "corpus", "corpus_heldout", "corpus_values")
-        for q in load_eval_dataset(resolve_dataset(name))
+        for other in DATASETS
+        if other != name
+        for q in load_eval_dataset(resolve_dataset(other))
     }
     assert not others & {q.id for q in questions}
