@@ -5,8 +5,8 @@
 
 Each question's context is retrieved once (hybrid, as served); then every variant writes the
 extractive answer from that same context: ``relevance`` (MiniLM cosine + entity/keyword overlap, the
-ranking before the learned selector), each ``--selector`` file (default: the home's, else the
-packaged one). Printed per set and query type: answer
+ranking before the learned selector), each ``--selector`` file (default: the ranker the service
+serves). Printed per set and query type: answer
 evidence recall, reference numbers stated, false abstention, semantic similarity to the reference
 answer (the packaged MiniLM) and ms per generation (the selector's cost, the floor being
 ``relevance`` in the same run). Nothing here is tuned on: it reads the hand-written sets only to score.
@@ -32,16 +32,17 @@ from geo_assets.evaluation.answer_metrics import answer_evidence_recall, referen
 from geo_assets.evaluation.dataset import load_eval_dataset, resolve_dataset
 from geo_rag_runtime.query.generation import NOT_FOUND, ExtractiveGenerator
 from geo_rag_runtime.query.pipeline import generate_answer, retrieve_context
-from geo_rag_runtime.query.selector import PACKAGED_SELECTOR, SELECTOR_FILE, load_selector
+from geo_rag_runtime.query.selector import load_selector
 from geo_rag_runtime.service import RagService
 from geo_rag_runtime.settings import get_settings
 
 
-def _variants(settings: Any, files: list[Path]) -> dict[str, Any]:
+def _variants(service: RagService, files: list[Path]) -> dict[str, Any]:
+    """``relevance``, then each file; without files the ranker the service serves (the setting
+    ``answer_selector`` picks it)."""
     out: dict[str, Any] = {"relevance": None}
     if not files:
-        own = settings.home_dir / "models" / SELECTOR_FILE
-        files = [own if own.is_file() else PACKAGED_SELECTOR]
+        out[f"learned:served ({service.settings.answer_selector})"] = service.selector()
     for path in files:
         out[f"learned:{path.name}"] = load_selector(path)
     return out
@@ -61,7 +62,7 @@ def main() -> None:
         fold = set(fold_papers(WRITTEN_QUESTIONS, args.fold))
     settings = get_settings(local_llm=False, generator="extractive")
     service = RagService(settings, llm=None)
-    variants = _variants(settings, args.selector)
+    variants = _variants(service, args.selector)
     embed = service.embedder
     report: dict[str, Any] = {}
     for name in args.dataset or ["dev"]:

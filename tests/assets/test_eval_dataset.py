@@ -290,10 +290,5 @@ def test_the_final_report_sets_load_with_their_quotas(name: str, prefixes: tuple
     assert sum(not q.answerable for q in questions) >= 10
     assert sum(len(set(q.papers)) >= 2 for q in questions) >= 10
     assert all(q.id.startswith(prefixes) for q in questions)
-    others = {
-        q.id
-        for other in DATASETS
-        if other != name
-        for q in load_eval_dataset(resolve_dataset(other))
-    }
+    others = {q.id for other in DATASETS if other != name for q in load_eval_dataset(resolve_dataset(other))}
     assert not others & {q.id for q in questions}
