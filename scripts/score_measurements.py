@@ -191,23 +191,33 @@ def _score_samples_in_papers(rows: list[dict[str, str]], papers: Path) -> list[s
 
 
 def _score_tables(rows: list[dict[str, str]], papers: Path) -> list[str]:
-    """Table rows: the embedded parser reads each paper, the table extractor its labelled tables;
-    a cell matches on (table, analyte, value, unit). Precision counts every value extracted from the
-    labelled tables (cells of unlabelled columns such as coordinates included)."""
+    """Table rows as a whole ingest stores them: the embedded parser reads each paper and
+    ``paper_measurements`` its tables (so a sample the paper names elsewhere counts); a cell matches
+    on (table, analyte, value, unit). Precision counts every value extracted from the labelled tables
+    (cells of unlabelled columns such as coordinates included); ``sample`` is the share of matched
+    cells whose gold names a sample that carry it, beside how many carry one the gold does not name."""
+    from geo_assets.ingest.cleaned_paper import clean_paper, table_heading
     from geo_assets.ingest.pdf import pdf_to_tei
     from geo_assets.ingest.tei import tei_to_paper
-    from geo_assets.measurements.table_values import extract_table_values
+    from geo_assets.measurements.extract import paper_measurements
 
     gold: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
     for row in rows:
         if row["source_type"] == "table":
             gold[row["source_file"], row["table_label"]].append(row)
-    tp = fp = fn = found_tables = 0
+    tp = fp = fn = found_tables = sample_right = sample_total = invented = without = 0
     errors: list[str] = []
+    parsed: dict[str, Any] = {}
     for (source, label), expected in sorted(gold.items()):
-        paper = tei_to_paper(pdf_to_tei(papers / source), paper_id="g", source_file=source, sha256="0" * 64)
+        if source not in parsed:
+            paper = tei_to_paper(
+                pdf_to_tei(papers / source), paper_id="g", source_file=source, sha256="0" * 64
+            )
+            parsed[source] = (paper, paper_measurements(clean_paper(paper), [], paper.captions))
+        paper, measured = parsed[source]
         table = next((c for c in paper.captions if c.kind == "table" and c.label == label and c.rows), None)
-        values = extract_table_values(table.rows, table.text) if table else []
+        heading = table_heading(table) if table else None
+        values = [m for m in measured if m.source_type == "table" and m.table_label == heading]
         found_tables += table is not None
         unmatched = list(expected)
         for value in values:
@@ -219,8 +229,19 @@ def _score_tables(rows: list[dict[str, str]], papers: Path) -> list[str]:
                 errors.append(
                     f"FP {source[:20]} {label} {value.row!r} {value.column!r} {value.analyte} {value.value} {value.unit!r}"
                 )
+                continue
+            tp += 1
+            if hit["sample"].strip():
+                sample_total += 1
+                ok = _names(value.sample) == _names(hit["sample"])
+                sample_right += ok
+                if not ok:
+                    errors.append(
+                        f"TABLE-SAMPLE {value.sample!r} vs gold {hit['sample']!r} | {label} {value.row!r}"
+                    )
             else:
-                tp += 1
+                without += 1
+                invented += bool(value.sample)
         fn += len(unmatched)
         errors += [
             f"FN {source[:20]} {label} {g['row']!r} {g['column']!r} {g['analyte']} {g['value']} {g['unit']!r}"
@@ -232,6 +253,9 @@ def _score_tables(rows: list[dict[str, str]], papers: Path) -> list[str]:
         f"tables: {len(gold)} labelled, {found_tables} with cells from the embedded parser; gold {tp + fn}, extracted {tp + fp}"
     )
     print(f"  (analyte, value, unit) precision {precision:.3f}  recall {recall:.3f}")
+    print(
+        f"  sample right where the gold names one: {sample_right}/{sample_total}; given where it names none: {invented}/{without}"
+    )
     return errors
 
 

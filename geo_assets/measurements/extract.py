@@ -12,9 +12,12 @@ the embedded parser's, read from pdfplumber's words by :mod:`geo_assets.ingest.p
 column header, and the character span of the table's block in the cleaned text.
 
 Material and method are filled only when the sentence names exactly one mineral / rock or one
-analytical method (vocabulary recognizer); a table row's sample is its label when the label column is
-headed as samples, or the column header in a samples-as-columns table (footnote marks kept as notes); in running text, the sample the sentence names for the value
-(:mod:`geo_assets.measurements.samples`), kept as printed, with ``sample_key`` the paper's one
+analytical method (vocabulary recognizer). A table row's sample is its label when the label column is
+headed as samples, or the column header in a samples-as-columns table (footnote marks kept as
+notes); else a sample the paper names elsewhere that the row label is, or is a spot of ("GJ1-2-2" of
+"GJ-1"); else the one sample the table's caption names ("U–Pb data of sample D21G-2"); a note says
+which. In running text, the sample the sentence names for the value
+(:mod:`geo_assets.measurements.samples`). Kept as printed, with ``sample_key`` the paper's one
 printing of each name.
 """
 
@@ -26,7 +29,13 @@ from typing import Any
 
 from geo_assets.ingest.chunking import page_at
 from geo_assets.ingest.cleaned_paper import table_heading
-from geo_assets.measurements.samples import normalise_names, sample_mentions, samples_for_values
+from geo_assets.measurements.samples import (
+    normalise_names,
+    sample_for_label,
+    sample_key,
+    sample_mentions,
+    samples_for_values,
+)
 from geo_assets.measurements.table_values import TableValue, extract_table_values
 from geo_assets.measurements.text_values import TextValue, extract_text_values
 from geo_rag_runtime import contract
@@ -37,7 +46,7 @@ __all__ = ["EXTRACTOR", "paper_measurements"]
 log = logging.getLogger(__name__)
 
 EXTRACTOR = "text-rules-2"
-TABLE_EXTRACTOR = "table-headers-2"
+TABLE_EXTRACTOR = "table-headers-3"  # 3: samples from the paper's names and the caption
 _MATERIAL_TYPES = {"Mineral", "Rock"}
 _METHOD_TYPES = {"AnalyticalMethod"}
 
@@ -52,6 +61,7 @@ def paper_measurements(
 
     ordered = sorted(chunks, key=lambda c: c.ordinal)
     rows: dict[str, Measurement] = {}
+    named: list[str] = []  # every sample name the paper's text prints: what a table row label may be
     for section in cleaned.sections:
         if section.kind in {"references", "captions", "tables"}:
             continue
@@ -60,6 +70,7 @@ def paper_measurements(
             sentence = section.text[s_start:s_end]
             values = extract_text_values(sentence)
             mentions = sample_mentions(sentence)
+            named += [n for m in mentions for n in m.names]
             spans = [(v.start, v.end) for v in values]
             samples = [own or carried for own in samples_for_values(sentence, spans, mentions)]
             carried = "; ".join(mentions[-1].names) if mentions else carried
@@ -88,7 +99,7 @@ def paper_measurements(
                     extractor=EXTRACTOR,
                 )
                 rows.setdefault(row.measurement_id, row)
-    for row in _table_rows(cleaned, ordered, captions):
+    for row in _table_rows(cleaned, ordered, captions, named):
         rows.setdefault(row.measurement_id, row)
     # kept as printed; the key is one printing per sample in the paper (FC4b and FC-4b are one sample)
     forms = normalise_names(r.sample for r in rows.values())
@@ -99,9 +110,10 @@ def paper_measurements(
 
 
 def _table_rows(
-    cleaned: CleanedPaper, chunks: Sequence[Chunk], captions: Sequence[Caption]
+    cleaned: CleanedPaper, chunks: Sequence[Chunk], captions: Sequence[Caption], named: Sequence[str] = ()
 ) -> list[Measurement]:
-    """Rows of the tables that have cells; located at their ``tables`` block of the cleaned text."""
+    """Rows of the tables that have cells; located at their ``tables`` block of the cleaned text.
+    ``named``: the sample names the paper's text prints (see the module docstring)."""
     blocks = [s for s in cleaned.sections if s.kind == "tables"]
     out: list[Measurement] = []
     for caption in (c for c in captions if c.kind == "table" and c.rows):
@@ -114,7 +126,16 @@ def _table_rows(
         except Exception as exc:  # a malformed table loses its rows, never the paper's others
             log.warning("%s %s: table skipped (%s: %s)", cleaned.source_file, label, type(exc).__name__, exc)
             continue
+        in_caption = {sample_key(n): n for m in sample_mentions(caption.text) for n in m.names}
+        known = list(dict.fromkeys([*named, *in_caption.values()]))
         for value in values:
+            if not value.sample and value.row:
+                value.sample = sample_for_label(value.row, known)
+                if value.sample:
+                    value.notes.append("sample: the row label names it")
+            if not value.sample and len(in_caption) == 1:
+                value.sample = next(iter(in_caption.values()))
+                value.notes.append("sample: the one the caption names")
             out.append(
                 Measurement(
                     measurement_id=contract.measurement_id(

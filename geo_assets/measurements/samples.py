@@ -30,7 +30,14 @@ from dataclasses import dataclass
 
 from geo_assets.measurements.text_values import ELEMENT_SYMBOLS
 
-__all__ = ["SampleMention", "normalise_names", "sample_key", "sample_mentions", "samples_for_values"]
+__all__ = [
+    "SampleMention",
+    "normalise_names",
+    "sample_for_label",
+    "sample_key",
+    "sample_mentions",
+    "samples_for_values",
+]
 
 _HYPHENS = "\u2010\u2011\u2012\u2013\u2212"
 _H = rf"[-{_HYPHENS}]"
@@ -149,3 +156,24 @@ def normalise_names(samples: Iterable[str]) -> dict[str, str]:
     for name, _ in counts.most_common():
         best.setdefault(sample_key(name), name)
     return {name: best[sample_key(name)] for name in counts}
+
+
+def sample_for_label(label: str, known: Iterable[str]) -> str:
+    """The paper's sample a table row label names: the label itself, or a spot or grain within it
+    ("GJ1-2-2" is a spot of the reference zircon printed "GJ-1" elsewhere in the paper, "19MAT-169_03"
+    one of 19MAT-169): a known name, hyphens and case aside, followed by a separator or the label's
+    end. The longest such name, as the paper prints it; "" when none (a label is never guessed to be
+    a sample the paper does not name)."""
+    plain = _clean(label).casefold()
+    best = ""
+    for name in known:
+        key = sample_key(name)
+        if not any(c.isdigit() for c in key) or len(key) <= len(sample_key(best)):
+            continue
+        if not (len(key) >= 5 or len(key) >= 3 and any(c.isalpha() for c in key)):  # not "01" or "123"
+            continue
+        # the name's characters in order, a hyphen, space or underscore allowed between them
+        pattern = "[-_ ]?".join(re.escape(c) for c in key)
+        if re.match(rf"{pattern}(?=$|[-_.:/ ])", plain):
+            best = name
+    return best

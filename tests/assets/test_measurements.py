@@ -447,6 +447,54 @@ def test_table_rows_become_measurements_located_in_the_text() -> None:
     assert [(r.analyte, r.value, r.value_max) for r in text_rows] == [("SiO2", 48.2, 50.1)]
 
 
+def test_a_table_row_takes_the_sample_the_paper_names_for_it() -> None:
+    """A row label that is, or is a spot of, a sample the text names takes it ("GJ1-2-2" of "GJ-1");
+    a table whose caption names one sample gives it to rows without one; a label that names no
+    known sample ("Garnet", "3") is never guessed to be one, and a caption naming two samples gives none."""
+    from geo_assets.ingest.cleaned_paper import clean_paper
+    from geo_assets.measurements.extract import paper_measurements
+    from geo_assets.measurements.samples import sample_for_label
+    from geo_rag_runtime.models import Caption, Paper, Section
+
+    known = ["GJ-1", "LGC-1", "19MAT-169", "91500", "01"]
+    assert sample_for_label("GJ1-2-2", known) == "GJ-1"
+    assert sample_for_label("LGC1_2_4", known) == "LGC-1"
+    assert sample_for_label("19MAT-169 z26", known) == "19MAT-169"
+    assert sample_for_label("91500-1", known) == "91500"
+    for label in ("GJ12", "Garnet", "3", "01-3", "BCR-2"):  # no boundary, no name, too short to trust
+        assert sample_for_label(label, known) == "", label
+
+    spots = Caption(
+        kind="table", label="Table 2", text="U–Th–He ages of the reference zircons.", page=3,
+        rows=[["Spot", "t (Ma)"], ["GJ1-2-2", "480"], ["LGC1-2-4", "476.4"], ["3", "450"]],
+    )  # fmt: skip
+    phases = Caption(
+        kind="table", label="Table 1", text="Modal composition of sample D21G-2 (%).", page=2,
+        rows=[["Phase", "Zircon"], ["Garnet", "20"], ["Rutile", "5"]],
+    )  # fmt: skip
+    two = Caption(
+        kind="table", label="Table 3", text="Ages of samples KIL-1 and KIL-2.", page=4,
+        rows=[["Phase", "Age (Ma)"], ["Zircon", "410"]],
+    )  # fmt: skip
+    paper = Paper(
+        paper_id="p8", source_file="s.pdf", title="Spots", sha256="0" * 64,
+        sections=[Section(heading="Methods", paragraphs=[
+            "The reference zircons GJ-1 and LGC-1 were analysed with the unknowns (Table 2)."
+        ])],
+        captions=[spots, phases, two],
+    )  # fmt: skip
+    cleaned = clean_paper(paper)
+    cells = {(r.table_label, r.row): r for r in paper_measurements(cleaned, [], paper.captions)
+             if r.source_type == "table"}  # fmt: skip
+    assert cells["Table 2", "GJ1-2-2"].sample == "GJ-1"
+    assert cells["Table 2", "LGC1-2-4"].sample == "LGC-1"
+    assert "sample: the row label names it" in cells["Table 2", "GJ1-2-2"].notes
+    assert cells["Table 2", "3"].sample == ""
+    assert cells["Table 1", "Garnet"].sample == cells["Table 1", "Rutile"].sample == "D21G-2"
+    assert "sample: the one the caption names" in cells["Table 1", "Garnet"].notes
+    assert cells["Table 3", "Zircon"].sample == ""
+
+
 def test_embedded_parser_reads_a_real_unruled_table(tmp_path: Path) -> None:
     """McNab & Ball (2023) Table 3 (a sample paper): cells under the caption, in the TEI and as rows."""
     from geo_assets.ingest.pdf import pdf_to_tei
