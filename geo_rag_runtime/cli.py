@@ -344,7 +344,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="'dev' (default: 78 questions over data/papers), 'corpus' (186 over the 17 shared-corpus "
         "papers), 'corpus_heldout' (50 more over them, 30 unanswerable), 'corpus_values' (40 asking for "
         "a number, 20 unanswerable), 'corpus_v2' (70 for final reports, 14 unanswerable, 14 on two papers), "
-        "'corpus_v3' (64 for final reports, 10 unanswerable, 10 on two papers) or a JSONL file",
+        "'corpus_v3' (64 for final reports, 10 unanswerable, 10 on two papers), 'corpus_v4' (20 pairs: "
+        "answerable in other words / near miss) or a JSONL file",
     )
     p.add_argument("--out", help="output folder for tables and plots")
     p.set_defaults(func=cmd_evaluate)

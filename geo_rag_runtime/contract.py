@@ -24,7 +24,7 @@ KB_VERSION = "ingest.version"  # a new one each time a writer gives the lock bac
 
 # named evaluation sets (`geo-rag evaluate --dataset NAME`): the CLI passes a name through, the
 # Dagster side resolves it (geo_assets.evaluation.dataset.DATASETS has exactly these keys)
-EVALUATION_SETS = ("dev", "corpus", "corpus_heldout", "corpus_values", "corpus_v2", "corpus_v3")
+EVALUATION_SETS = ("dev", "corpus", "corpus_heldout", "corpus_values", "corpus_v2", "corpus_v3", "corpus_v4")
 
 # the home's ONNX export of the local embedding model, with its tokenizer (under models/)
 EMBEDDER_EXPORT = "embedder-onnx"

@@ -57,6 +57,9 @@ CORPUS_V2_DATASET = REPO_ROOT / "data" / "evaluation" / "geochem_qa_corpus_v2.js
 # written on 2026-12-05 by two more helpers, blind to the system and to the ranker's training
 # questions: the final-report set of the hand-written-question ranker (README_corpus_v3.md)
 CORPUS_V3_DATASET = REPO_ROOT / "data" / "evaluation" / "geochem_qa_corpus_v3.jsonl"
+# 40 questions in pairs (one the papers answer in other words, one near miss they do not), written
+# blind on 2026-12-05 to measure both abstention errors at once (README_corpus_v4.md)
+CORPUS_V4_DATASET = REPO_ROOT / "data" / "evaluation" / "geochem_qa_corpus_v4.jsonl"
 DATASETS = {
     "dev": DEFAULT_DATASET,
     "corpus": CORPUS_DATASET,
@@ -64,6 +67,7 @@ DATASETS = {
     "corpus_values": VALUES_DATASET,
     "corpus_v2": CORPUS_V2_DATASET,
     "corpus_v3": CORPUS_V3_DATASET,
+    "corpus_v4": CORPUS_V4_DATASET,
 }
 
 
