@@ -24,6 +24,7 @@ printing of each name.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -46,8 +47,12 @@ __all__ = ["EXTRACTOR", "paper_measurements"]
 log = logging.getLogger(__name__)
 
 EXTRACTOR = "text-rules-2"
-TABLE_EXTRACTOR = "table-headers-3"  # 3: samples from the paper's names and the caption
+TABLE_EXTRACTOR = "table-headers-3"  # 3: samples from the paper's names and the caption; units per column
 _MATERIAL_TYPES = {"Mineral", "Rock"}
+# "Row and column names follow the same convention as Table 1": that caption defines these columns too
+_SAME_AS = re.compile(
+    r"\bsame\s+(?:conventions?|format|notation|columns?|units?|layout)\s+as\s+(?:in\s+)?Table\s+(\w+)", re.I
+)
 _METHOD_TYPES = {"AnalyticalMethod"}
 
 
@@ -121,8 +126,11 @@ def _table_rows(
         block = next((b for b in blocks if b.heading == label), None)
         start = block.char_start if block else -1
         holder = _chunk_at(chunks, start) if block else None
+        same = _SAME_AS.search(caption.text)
+        lender = next((c for c in captions if same and c is not caption and c.kind == "table"
+                       and (c.label or "").split()[-1:] == [same.group(1)]), None)  # fmt: skip
         try:
-            values = extract_table_values(caption.rows, caption.text)
+            values = extract_table_values(caption.rows, caption.text, lender.text if lender else "")
         except Exception as exc:  # a malformed table loses its rows, never the paper's others
             log.warning("%s %s: table skipped (%s: %s)", cleaned.source_file, label, type(exc).__name__, exc)
             continue

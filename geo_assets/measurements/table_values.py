@@ -12,8 +12,12 @@ A table as the TEI gives it (rows of cell strings, header rows first — GROBID'
   mass numbers set apart from their element over lines are joined ("206 Pb/ 238 U" → "206Pb/238U");
 * a column's analyte comes from its header with the same grammar as running text
   (:mod:`geo_assets.measurements.text_values`: "SiO2", "87Sr/86Sr", "εNd(t)", "Tp (°C)", "t [Ma]";
-  "206Pb/238U age (Ma)" is an age); its unit from the header's brackets, else from the caption when
-  the caption names exactly one unit ("… concentrations in ppm"), else the analyte's own (ratio,
+  "206Pb/238U age (Ma)" is an age); its unit from the header's brackets, else from a caption that
+  gives the column its unit ("U, s[U], Th, and s[Th] have units of parts per million; … t and s[t]
+  are in millions of years", read as the headers "U [ppm]" and "t [Ma]"; a caption that says its
+  columns "follow the same convention as Table 1" lends Table 1's, see
+  ``geo_assets.measurements.extract``), else from the caption when it names exactly one unit
+  ("… concentrations in ppm"), else the analyte's own (ratio,
   epsilon, ‰); a header that names no known analyte is the analyte as printed ("Magnitude",
   "dt"), except headers of positions, counts and identifiers (latitude, n, no., ID, reference);
 * uncertainty columns ("±", "± 2σ", "1σ", "2SE", "s[U]", "err", "% err", "1σ (%)", and s + the
@@ -51,7 +55,7 @@ from geo_assets.measurements.text_values import (
     parse_number,
 )
 
-__all__ = ["TableValue", "extract_table_values"]
+__all__ = ["TableValue", "caption_column_units", "extract_table_values"]
 
 _NUM = r"[+\-\u2212]?(?:\d{1,3}(?:[,\u2009]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][+\-\u2212]?\d+)?"
 _CELL = re.compile(
@@ -183,6 +187,55 @@ def _caption_unit(caption: str) -> str:
     return found.pop() if len(found) == 1 else ""
 
 
+# units a caption spells out in words, beside the printed forms of the unit vocabulary
+_UNIT_WORDS = {
+    "parts per million": "ppm",
+    "parts per billion": "ppb",
+    "millions of years": "Ma",
+    "million years": "Ma",
+    "billions of years": "Ga",
+    "billion years": "Ga",
+    "thousands of years": "ka",
+    "thousand years": "ka",
+    "weight percent": "wt.%",
+    "weight per cent": "wt.%",
+    "degrees celsius": "°C",
+    "gigapascals": "GPa",
+    "kilobars": "kbar",
+    "per mil": "‰",
+    "permil": "‰",
+}
+_KNOWN_UNITS = set(_UNITS.values())
+# "<columns> have units of <unit>", "<columns> are (given|expressed|reported) in <unit>"
+_COLUMN_UNITS = re.compile(
+    r"(?:^|[;.]\s*|,\s*(?:and\s+)?)(?P<cols>[^;.:]{1,120}?)\s+(?:ha(?:s|ve)\s+units?\s+of|(?:is|are)\s+"
+    r"(?:given\s+|expressed\s+|reported\s+|quoted\s+)?in)\s+(?P<unit>[^;.,()]{1,40})",
+    re.IGNORECASE,
+)
+
+
+def caption_column_units(caption: str) -> dict[str, str]:
+    """Column header → unit, where a caption gives columns their units in words ("U, s[U], Th, and
+    s[Th] have units of parts per million"; "t and s[t] are in millions of years"); a unit outside
+    the vocabulary is kept in its words ("millivolts per hertz"). Headers compared without spaces,
+    case kept."""
+    out: dict[str, str] = {}
+    for match in _COLUMN_UNITS.finditer(_plain(caption)):
+        printed = match.group("unit").split()
+        words = " ".join(printed).casefold()
+        unit = next((u for w, u in _UNIT_WORDS.items() if words.startswith(w)), "")
+        if not unit and printed:
+            unit = _UNITS.get(printed[0], "")
+        if not unit:  # a unit outside the vocabulary ("millivolts per hertz"): kept in words
+            unit = " ".join(printed)
+        for column in re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group("cols")):
+            name = re.sub(r"^(?:and\s+)?(?:the\s+)?(?:columns?\s+)?", "", column.strip(), flags=re.I)
+            key = re.sub(r"\s+", "", name)
+            if key and len(key) <= 20:
+                out[key] = unit
+    return out
+
+
 def _analyte_of(header: str, caption_unit: str) -> tuple[str, str, str] | None:
     """(analyte, kind, unit) a header names; None when it names none."""
     plain = _plain(header)
@@ -260,8 +313,11 @@ def _names_analyte(label: str) -> bool:
     return bool(found) and found[0].start == 0
 
 
-def extract_table_values(rows: Sequence[Sequence[str]], caption: str = "") -> list[TableValue]:
-    """Every numeric cell of a value column (see module docstring)."""
+def extract_table_values(
+    rows: Sequence[Sequence[str]], caption: str = "", definitions: str = ""
+) -> list[TableValue]:
+    """Every numeric cell of a value column (see module docstring). ``definitions``: another
+    caption whose column units this table shares ("same convention as Table 1")."""
     if len(rows) < 2:
         return []
     width = max(len(r) for r in rows)
@@ -272,6 +328,7 @@ def extract_table_values(rows: Sequence[Sequence[str]], caption: str = "") -> li
         return []
     headers = _headers(rows[:n_header], width)
     caption_unit = _caption_unit(_plain(caption))
+    column_units = {**caption_column_units(definitions), **caption_column_units(caption)}
     body = rows[n_header:]
     labels = [" ".join(r[label].split()) for r in body if r[label].strip()]
     value_headers = [h for i, h in enumerate(headers) if i > label and h]
@@ -282,6 +339,7 @@ def extract_table_values(rows: Sequence[Sequence[str]], caption: str = "") -> li
     ):
         return _samples_as_columns(body, headers, label, caption_unit)
     columns: dict[int, tuple[str, str, str]] = {}  # index -> (analyte, kind, unit)
+    worded: dict[int, str] = {}  # index -> a unit the caption gives in words outside the vocabulary
     uncertainty_of: dict[int, int] = {}
     level_of: dict[int, str] = {}
     relative: set[int] = set()
@@ -298,6 +356,11 @@ def extract_table_values(rows: Sequence[Sequence[str]], caption: str = "") -> li
             if _RELATIVE.search(header):
                 relative.add(i - 1)
             continue
+        given = column_units.get(re.sub(r"\s+", "", _plain(header)))
+        if given and given in _KNOWN_UNITS and not _unit_in(_plain(header)):
+            header = f"{header} [{given}]"  # the caption's unit, as if the header printed it
+        elif given and given not in _KNOWN_UNITS:
+            worded[i] = given  # no ratio, no vocabulary unit: the caption's words go to the notes
         named = _analyte_of(header, caption_unit)
         if named is None:
             plain = " ".join(_plain(header).split())
@@ -324,6 +387,9 @@ def extract_table_values(rows: Sequence[Sequence[str]], caption: str = "") -> li
                     extra = _cell(cells[j])
                     uncertainty = extra[0] if extra else None
             notes = _cell_notes(marks, mark, relative=i in relative and uncertainty is not None)
+            if i in worded:
+                unit = ""
+                notes.append(f"unit {worded[i]} (caption)")
             out.append(
                 TableValue(
                     analyte=name,

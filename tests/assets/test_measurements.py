@@ -495,6 +495,47 @@ def test_a_table_row_takes_the_sample_the_paper_names_for_it() -> None:
     assert cells["Table 3", "Zircon"].sample == ""
 
 
+def test_a_caption_gives_columns_their_units_and_lends_them_to_a_later_table() -> None:
+    """ "U, s[U] … have units of parts per million; t and s[t] are in millions of years": the columns
+    read as "U [ppm]" and "t [Ma]" (an age); a unit outside the vocabulary stays in words in the
+    notes, not a ratio; a table whose caption says it follows Table 1's convention takes its units."""
+    from geo_assets.ingest.cleaned_paper import clean_paper
+    from geo_assets.measurements.extract import paper_measurements
+    from geo_assets.measurements.table_values import caption_column_units
+    from geo_rag_runtime.models import Caption, Paper, Section
+
+    defining = ("Analytical results for the first shard. Columns x and y are stage coordinates (in micrometres); "
+                "4He/3He has units of millivolts per hertz; U, s[U], Th, and s[Th] have units of parts per "
+                "million; and t and s[t] are in millions of years.")  # fmt: skip
+    assert caption_column_units(defining) == {
+        "4He/3He": "millivolts per hertz", "U": "ppm", "s[U]": "ppm", "Th": "ppm", "s[Th]": "ppm",
+        "t": "Ma", "s[t]": "Ma",
+    }  # fmt: skip
+    header = ["", "x", "4He/3He", "U", "s[U]", "t", "s[t]"]
+    first = Caption(kind="table", label="Table 1", text=defining, page=5,
+                    rows=[header, ["GJ1-1-3", "77606", "3.59", "310", "2", "476.4", "5.7"]])  # fmt: skip
+    second = Caption(kind="table", label="Table 2", page=6,
+                     text="Results for the second shard. Row and column names follow the same convention as Table 1.",
+                     rows=[header, ["GJ1-2-3", "83511", "4.10", "300", "2", "480.0", "6.1"]])  # fmt: skip
+    paper = Paper(
+        paper_id="p7", source_file="u.pdf", title="He", sha256="0" * 64,
+        sections=[Section(heading="Methods", paragraphs=["Shards of GJ-1 were ablated."])],
+        captions=[first, second],
+    )  # fmt: skip
+    cells = {(r.table_label, r.column): r for r in paper_measurements(clean_paper(paper), [], paper.captions)
+             if r.source_type == "table"}  # fmt: skip
+    for table in ("Table 1", "Table 2"):
+        assert (cells[table, "U"].analyte, cells[table, "U"].unit) == ("U", "ppm")
+        age = cells[table, "t"]
+        assert (age.analyte, age.unit, age.uncertainty) in {("age", "Ma", 5.7), ("age", "Ma", 6.1)}
+        assert (
+            cells[table, "4He/3He"].unit == ""
+            and "unit millivolts per hertz (caption)" in cells[table, "4He/3He"].notes
+        )
+        assert (table, "x") not in cells  # a coordinate is no measurement
+        assert cells[table, "U"].sample == "GJ-1"
+
+
 def test_embedded_parser_reads_a_real_unruled_table(tmp_path: Path) -> None:
     """McNab & Ball (2023) Table 3 (a sample paper): cells under the caption, in the TEI and as rows."""
     from geo_assets.ingest.pdf import pdf_to_tei
