@@ -37,7 +37,7 @@ from geo_assets.measurements.samples import (
     sample_mentions,
     samples_for_values,
 )
-from geo_assets.measurements.table_values import TableValue, extract_table_values
+from geo_assets.measurements.table_values import TableValue, extract_table_values, header_rows
 from geo_assets.measurements.text_values import TextValue, extract_text_values
 from geo_rag_runtime import contract
 from geo_rag_runtime.models import Caption, Chunk, CleanedPaper, Measurement
@@ -50,6 +50,8 @@ EXTRACTOR = "text-rules-2"
 TABLE_EXTRACTOR = "table-headers-3"  # 3: samples from the paper's names and the caption; units per column
 _MATERIAL_TYPES = {"Mineral", "Rock"}
 # "Row and column names follow the same convention as Table 1": that caption defines these columns too
+_HYPHENS = re.compile("[\u2010\u2011\u2012\u2013\u2212]")
+_CONTINUED = re.compile(r"^\W*(?:table\s+\S+?\W+)?cont(?:inued|d?\.)", re.I)
 _SAME_AS = re.compile(
     r"\bsame\s+(?:conventions?|format|notation|columns?|units?|layout)\s+as\s+(?:in\s+)?Table\s+(\w+)", re.I
 )
@@ -129,14 +131,23 @@ def _table_rows(
         same = _SAME_AS.search(caption.text)
         lender = next((c for c in captions if same and c is not caption and c.kind == "table"
                        and (c.label or "").split()[-1:] == [same.group(1)]), None)  # fmt: skip
+        if lender is None and _CONTINUED.match(caption.text):  # "Table 1. (continued)": the first page's
+            lender = next((c for c in captions if c.kind == "table" and c.label == caption.label
+                           and not _CONTINUED.match(c.text)), None)  # fmt: skip
         try:
             values = extract_table_values(caption.rows, caption.text, lender.text if lender else "")
+            if not values and lender is not None and lender.rows and _CONTINUED.match(caption.text):
+                # a continued page that does not repeat the header: the first page's header rows
+                values = extract_table_values(
+                    [*header_rows(lender.rows), *caption.rows], caption.text, lender.text
+                )
         except Exception as exc:  # a malformed table loses its rows, never the paper's others
             log.warning("%s %s: table skipped (%s: %s)", cleaned.source_file, label, type(exc).__name__, exc)
             continue
         in_caption = {sample_key(n): n for m in sample_mentions(caption.text) for n in m.names}
         known = list(dict.fromkeys([*named, *in_caption.values()]))
         for value in values:
+            value.sample = _HYPHENS.sub("-", value.sample)  # as printed, typographic hyphens made ASCII
             if not value.sample and value.row:
                 value.sample = sample_for_label(value.row, known)
                 if value.sample:

@@ -55,7 +55,7 @@ from geo_assets.measurements.text_values import (
     parse_number,
 )
 
-__all__ = ["TableValue", "caption_column_units", "extract_table_values"]
+__all__ = ["TableValue", "caption_column_units", "extract_table_values", "header_rows"]
 
 _NUM = r"[+\-\u2212]?(?:\d{1,3}(?:[,\u2009]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][+\-\u2212]?\d+)?"
 _CELL = re.compile(
@@ -109,6 +109,12 @@ def _label_column(rows: Sequence[Sequence[str]], width: int) -> int:
         if cells and sum(not _numeric(c) for c in cells) > len(cells) / 2:
             return i
     return 0
+
+
+def _wordy(body: Sequence[Sequence[str]], column: int) -> bool:
+    """A column of names, not numbers: most of its filled body cells are no number."""
+    cells = [r[column] for r in body if column < len(r) and r[column].strip()]
+    return bool(cells) and sum(not _numeric(c) for c in cells) > len(cells) / 2
 
 
 def _header_count(rows: Sequence[Sequence[str]], label: int = 0) -> int:
@@ -313,6 +319,16 @@ def _names_analyte(label: str) -> bool:
     return bool(found) and found[0].start == 0
 
 
+def header_rows(rows: Sequence[Sequence[str]]) -> list[list[str]]:
+    """The table's header rows as :func:`extract_table_values` finds them (what a continued page
+    that does not repeat them borrows)."""
+    if len(rows) < 2:
+        return []
+    width = max(len(r) for r in rows)
+    padded = [list(r) + [""] * (width - len(r)) for r in rows]
+    return padded[: _header_count(padded, _label_column(padded[1:], width))]
+
+
 def extract_table_values(
     rows: Sequence[Sequence[str]], caption: str = "", definitions: str = ""
 ) -> list[TableValue]:
@@ -338,17 +354,25 @@ def extract_table_values(
         and sum(_names_analyte(h) for h in value_headers) < 0.3 * max(len(value_headers), 1)
     ):
         return _samples_as_columns(body, headers, label, caption_unit)
+    # the label columns: the label column and the word columns right after it ("Pluton | Sample |
+    # Analysis": a row is one analysis, and the column headed as samples names its sample)
+    labels_at = [label]
+    while labels_at[-1] + 1 < width and _wordy(body, labels_at[-1] + 1):
+        labels_at.append(labels_at[-1] + 1)
     columns: dict[int, tuple[str, str, str]] = {}  # index -> (analyte, kind, unit)
     worded: dict[int, str] = {}  # index -> a unit the caption gives in words outside the vocabulary
     uncertainty_of: dict[int, int] = {}
     level_of: dict[int, str] = {}
     relative: set[int] = set()
     for i, header in enumerate(headers):
-        if i <= label or not header:
+        if i <= labels_at[-1] or not header:
             continue
         if (i - 1) in uncertainty_of and _uncertainty_header(header, "") is not None:
             continue  # a second uncertainty ("int. unc.", then "tot. unc."): the first one is kept
         level = _uncertainty_header(header, headers[i - 1]) if (i - 1) in columns else None
+        if level is None and (i - 1) in columns and n_header > 1:
+            # "±2s" under a group header ("Isotopic Ratios and 2s (%) Errors") that the merge joined to it
+            level = _uncertainty_header(_plain(rows[n_header - 1][i]).strip(), headers[i - 1])
         if level is not None:
             uncertainty_of[i] = i - 1
             if level:
@@ -368,7 +392,7 @@ def extract_table_values(
                 continue
             named = (plain, "other", _unit_in(plain))  # the header as printed names the quantity
         columns[i] = named
-    samples = bool(_SAMPLE_HEADER.search(_plain(headers[label]))) if headers else False
+    sample_at = next((j for j in labels_at if headers and _SAMPLE_HEADER.search(_plain(headers[j]))), None)
     out: list[TableValue] = []
     for row in body:
         cells = row
@@ -376,7 +400,8 @@ def extract_table_values(
         if text and not any(c.strip() for j, c in enumerate(cells) if j != label):
             out += _free_text_row(text)  # "weighted mean 206Pb/238U age = 1096.19 ± 0.19 Ma"
             continue
-        sample, mark = _sample_name(text) if samples else ("", "")
+        text = " / ".join(" ".join(cells[j].split()) for j in labels_at if cells[j].strip())
+        sample, mark = _sample_name(" ".join(cells[sample_at].split())) if sample_at is not None else ("", "")
         for i, (name, _kind, unit) in columns.items():
             value = _cell(cells[i])
             if value is None:

@@ -536,6 +536,58 @@ def test_a_caption_gives_columns_their_units_and_lends_them_to_a_later_table() -
         assert cells[table, "U"].sample == "GJ-1"
 
 
+def test_a_u_pb_table_over_three_pages_keeps_every_analysis_with_its_sample() -> None:
+    """A data table as U–Pb papers print it: "Pluton | Sample | Analysis Number" label columns, a ±2s
+    column under a group header, continued on later pages ("Table 1. (continued)") with the header
+    repeated. Every analysis is a row of its own (the label columns joined), its sample from the
+    column headed "Sample" (typographic hyphens made ASCII), and the pages' rows are all kept."""
+    from geo_assets.ingest.cleaned_paper import clean_paper
+    from geo_assets.measurements.extract import paper_measurements
+    from geo_rag_runtime.models import Caption, Paper, Section
+
+    header = [["", "", "", "", "Isotopic", "Ratios and"], ["", "", "Analysis", "", "", ""],
+              ["Pluton", "Sample", "Number", "206Pb/238U", "±2s", "207Pb/235U"]]  # fmt: skip
+    pages = [
+        [["Ponferrada", "LD\u20101", "oc13a11", "0.0454", "1.90", "0.3211"],
+         ["Ponferrada", "LD\u20101", "oc12b13", "0.0456", "1.44", "0.3275"]],
+        [["Ciperez", "LD\u20107", "oc23a08", "0.0485", "1.22", "0.3453"]],
+        [["Orense", "LD\u201015", "oc19h16", "0.0473", "1.86", "0.3562"]],
+    ]  # fmt: skip
+    captions = [
+        Caption(
+            kind="table",
+            label="Table 1",
+            page=5 + k,
+            rows=header + body,
+            text="LA-ICP-MS U-Pb results" if k == 0 else "(continued)",
+        )  # fmt: skip
+        for k, body in enumerate(pages)
+    ]
+    # a last page that does not repeat the header borrows the first page's
+    captions.append(Caption(kind="table", label="Table 1", page=8, text="Table 1. Continued.",
+                            rows=[["El Alamo", "LD\u201020", "oc21d11", "0.0486", "2.18", "0.3497"],
+                                  ["El Alamo", "LD\u201020", "oc21d09", "0.0493", "2.42", "0.3501"]]))  # fmt: skip
+    paper = Paper(
+        paper_id="p6", source_file="t.pdf", title="Plutons", sha256="0" * 64,
+        sections=[Section(heading="Results", paragraphs=["Zircons were dated (Table 1)."])], captions=captions,
+    )  # fmt: skip
+    cells = [
+        r for r in paper_measurements(clean_paper(paper), [], paper.captions) if r.source_type == "table"
+    ]
+    ratios = {(r.row, r.sample, r.value, r.uncertainty) for r in cells if r.analyte == "206Pb/238U"}
+    assert ratios == {
+        ("Ponferrada / LD\u20101 / oc13a11", "LD-1", 0.0454, 1.9),
+        ("Ponferrada / LD\u20101 / oc12b13", "LD-1", 0.0456, 1.44),
+        ("Ciperez / LD\u20107 / oc23a08", "LD-7", 0.0485, 1.22),
+        ("Orense / LD\u201015 / oc19h16", "LD-15", 0.0473, 1.86),
+        ("El Alamo / LD\u201020 / oc21d11", "LD-20", 0.0486, 2.18),
+        ("El Alamo / LD\u201020 / oc21d09", "LD-20", 0.0493, 2.42),
+    }
+    assert len({r.measurement_id for r in cells}) == len(cells) == 12
+    assert {r.page for r in cells} == {5, 6, 7, 8}
+    assert not any(r.analyte in {"Sample", "Number", "Analysis Number"} for r in cells)
+
+
 def test_embedded_parser_reads_a_real_unruled_table(tmp_path: Path) -> None:
     """McNab & Ball (2023) Table 3 (a sample paper): cells under the caption, in the TEI and as rows."""
     from geo_assets.ingest.pdf import pdf_to_tei
