@@ -1,10 +1,12 @@
-"""Table cells → typed values: the column header names the analyte and unit, the label column the
-row (and the sample, when its header says it names samples).
+"""Table cells → typed values: the column header names the analyte and unit, the label columns the
+row (and the sample, when a label column's header says it names samples).
 
 A table as the TEI gives it (rows of cell strings, header rows first — GROBID's ``<table>``):
 
 * the label column is the leftmost whose body cells are mostly words (a serial-number column before
-  it gives no values), column 0 when all are numbers;
+  it gives no values), column 0 when all are numbers; the word columns right after it are label
+  columns too ("Pluton | Sample | Analysis Number": a row is one analysis, "Ponferrada / LD-1 /
+  oc13a11"), and the one headed "Sample" or "Specimen" gives the row's sample;
 * header rows are the leading rows whose cells are mostly not numbers, or that print a word in a
   column of numbers ("user 1 41 32 … ng rp sp": grain numbers as headers); a header cell left empty
   under a wider cell above it (a merged header) takes the text to its left; a sparse first header
@@ -72,8 +74,9 @@ _UNCERTAINTY_HEADER = re.compile(
 )
 # A label column headed "Sample", "Sample ID" or "Specimen" names samples: its row labels become the
 # rows' sample. "Spot", "Grain" or "Analysis" columns name spots within a sample (the gold set's
-# sample for the spot "GJ1-1-23" is the reference zircon "GJ-1"), and any other label column (a
-# parameter, a region, a model) names no sample, so none is guessed.
+# sample for the spot "GJ1-1-23" is the reference zircon "GJ-1": geo_assets.measurements.extract
+# finds it among the samples the paper's text names), and any other label column (a parameter, a
+# region, a model) names no sample, so none is guessed.
 _SAMPLE_HEADER = re.compile(r"\b(?:samples?|specimens?)\b", re.IGNORECASE)
 _BRACKETED_UNIT = re.compile(r"[\(\[]\s*([^()\[\]]+?)\s*[\)\]]")
 
@@ -92,7 +95,7 @@ class TableValue:
     qualifier: str = ""
     printed: str = ""
     notes: list[str] = field(default_factory=list)
-    sample: str = ""  # the row label, when the label column's header says it names samples
+    sample: str = ""  # the label cell of the column headed as samples (or a samples-as-columns header)
     value_max: float | None = None  # a range printed in a free-text row
 
 
