@@ -63,7 +63,8 @@ _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 _LEANS_BACK = re.compile(
     r"^(?:however|but|yet|thus|hence|therefore|consequently|moreover|furthermore|also|in addition|"
     r"in contrast|by contrast|despite this|this|these|those|that|such|it|its|they|their|"
-    r"the latter|the former)\b",
+    r"the latter|the former|the (?:first|second|third|last|other) (?:of (?:these|them|those)|one)|"
+    r"the same|similarly|likewise|instead|both of these)\b",
     re.IGNORECASE,
 )
 # reference entries ("(2018) A stochastic ...", "Keller, C.B., ... (2018)"), figure/table labels
@@ -334,14 +335,25 @@ def passage_refs(items: Sequence[Any]) -> list[tuple[str | None, str | None]]:
 
 def opening_first(chosen: list[Candidate]) -> list[Candidate]:
     """The chosen sentences in rank order, except that the answer does not open with a sentence
-    that leans on one the reader has not seen ("However despite this shortcoming, …"): the
-    best-ranked sentence that stands on its own goes first. Only the order changes."""
-    if not chosen or not _LEANS_BACK.match(chosen[0].text):
+    that leans on one the reader has not seen ("However despite this shortcoming, …", "The first of
+    these segments …"): the best-ranked sentence that stands on its own goes first; and a leaning
+    sentence whose antecedent (the sentence before it in its passage) is chosen too follows it
+    directly, so "It also serves …" reads after what "it" is. Only the order changes."""
+    if not chosen:
         return chosen
-    first = next((c for c in chosen if not _LEANS_BACK.match(c.text)), None)
-    if first is None:
-        return chosen
-    return [first, *(c for c in chosen if c is not first)]
+    order = list(chosen)
+    if _LEANS_BACK.match(order[0].text):
+        first = next((c for c in order if not _LEANS_BACK.match(c.text)), None)
+        if first is not None:
+            order = [first, *(c for c in order if c is not first)]
+    for candidate in [c for c in order if _LEANS_BACK.match(c.text)]:
+        antecedent = next(
+            (c for c in order if c.item == candidate.item and c.position == candidate.position - 1), None
+        )
+        if antecedent is not None:
+            order.remove(candidate)
+            order.insert(order.index(antecedent) + 1, candidate)
+    return order
 
 
 def is_prose(sentence: str) -> bool:

@@ -317,3 +317,13 @@ def test_the_answer_does_not_open_with_a_sentence_that_leans_on_another() -> Non
     assert opening_first([]) == []
     here = candidate("Here we date zircon from the Bishop Tuff by CA-ID-TIMS.", 0.9)
     assert opening_first([here, standing]) == [here, standing]  # "Here we …" opens a statement
+    segment = candidate("The first of these segments has a steeper slope than the calc-alkaline series.", 0.9)
+    assert opening_first([segment, standing]) == [standing, segment]
+    # a leaning sentence follows its antecedent (the sentence before it in the same passage)
+    base = Candidate(
+        "V1", 1, 4, "The one stage model describes iron depletion in the melt.", score=0.5, rank=0.5
+    )
+    follow = Candidate(
+        "V1", 1, 5, "It also serves as a building block for the two stage model.", score=0.8, rank=0.8
+    )
+    assert opening_first([standing, follow, last, base]) == [standing, last, base, follow]
