@@ -99,8 +99,12 @@ class TableValue:
     value_max: float | None = None  # a range printed in a free-text row
 
 
+# a minus sign the text layer set apart from its number ("− 2.685"): one number
+_LOOSE_SIGN = re.compile(r"^([+\-\u2212])\s+(?=\d)")
+
+
 def _numeric(cell: str) -> bool:
-    text = _plain(cell).strip()
+    text = _LOOSE_SIGN.sub(r"\1", _plain(cell).strip())
     return bool(text) and bool(_CELL.match(text.replace("\u2009", "")) or _BDL.match(text) or _ND.match(text))
 
 
@@ -507,7 +511,7 @@ def _free_text_row(text: str) -> list[TableValue]:
 
 def _cell(cell: str) -> tuple[float | None, float | None, str, str] | None:
     """(value, uncertainty, qualifier, footnote marks) of a cell, or None when it holds no value."""
-    text = " ".join(_plain(cell).split())
+    text = _LOOSE_SIGN.sub(r"\1", " ".join(_plain(cell).split()))
     if not text:
         return None
     if _BDL.match(text):

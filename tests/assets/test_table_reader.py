@@ -199,3 +199,40 @@ def test_null_cells_never_shift_or_become_zero(cell: str) -> None:
     rows = [["Sample", "Rb", "Sr"], ["A", cell, "301"]]
     values = {v.analyte: v for v in extract_table_values(rows)}
     assert values["Rb"].value is None and values["Sr"].value == 301
+
+
+def test_a_short_caption_over_a_table_as_wide_as_the_page_reads_every_column() -> None:
+    """A caption that ends before the page's middle heads a table across the page (a U–Pb data table
+    of fifteen columns, as AGU prints one): all of it is read, not the left column's half; beside a
+    column of prose on the right, a short caption still heads the left column's table alone."""
+    xs = [40, 110, 170, 230, 290, 350, 410, 470, 530]
+    header = ("Sample", *[f"c{k}" for k in range(1, 9)])
+    rows = [(f"LD-{r}", *[f"{r}.{k}" for k in range(1, 9)]) for r in range(1, 5)]
+    words = _line(60, ("Table", 40), ("1.", 70), ("U-Pb", 85), ("data", 110))
+    words += _line(80, *zip(header, xs, strict=True))
+    for i, row in enumerate(rows):
+        words += _line(95 + 10 * i, *zip(row, xs, strict=True))
+    (table,) = page_word_tables(FakePage(words), 5)
+    assert table.label == "Table 1" and table.rows[0] == list(header) and len(table.rows[1]) == 9
+
+    prose = ["magmas", "of", "the", "arc", "record", "a", "long", "history", "of", "crustal", "assimilation"]
+    words = _line(60, ("Table", 40), ("1.", 70), ("U-Pb", 85), ("data", 110))
+    words += _line(
+        80, ("Sample", 40), ("c1", 110), ("c2", 170), *((w, 320 + 30 * k) for k, w in enumerate(prose[:8]))
+    )
+    for i in range(4):
+        words += _line(95 + 10 * i, (f"LD-{i}", 40), (f"{i}.1", 110), (f"{i}.2", 170),
+                       *((w, 320 + 30 * k) for k, w in enumerate(prose[:8])))  # fmt: skip
+    (table,) = page_word_tables(FakePage(words), 5, captionless=False)
+    assert all(len(row) == 3 for row in table.rows) and table.rows[1][0] == "LD-0"
+
+
+def test_a_minus_sign_set_apart_from_its_number_is_one_number() -> None:
+    rows = [["", "ln[206Pb/238U]", "int. unc. (%)"], ["a", "−2.692", "0.32"], ["b", "− 2.685", "0.31"],
+            ["c", "− 2.693", "0.30"]]  # fmt: skip
+    values = {v.row: v for v in extract_table_values(rows)}
+    assert (values["b"].value, values["b"].analyte, values["b"].uncertainty) == (
+        -2.685,
+        "ln(206Pb/238U)",
+        0.31,
+    )

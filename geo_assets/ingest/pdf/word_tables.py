@@ -339,8 +339,12 @@ def _frame_tables(words: list[_Word], width: float, number: int, captionless: bo
         middle = width / 2
         if start.x0 > middle - 20:
             left, right = start.x0 - 12, width
-        elif caption_line.x1 < middle + 0.05 * width and start.x0 < middle:
-            left, right = 0.0, middle + 5
+        elif (
+            caption_line.x1 < middle + 0.05 * width
+            and start.x0 < middle
+            and not _spans_page(lines, caption_line, middle)
+        ):
+            left, right = 0.0, middle + 5  # a short caption in the left column of two
         else:
             left, right = 0.0, width
         inside = [w for w in words if w.x0 >= left - 1 and w.x1 <= right + 1]
@@ -356,6 +360,19 @@ def _frame_tables(words: list[_Word], width: float, number: int, captionless: bo
     if captionless:
         out += _uncaptioned(lines, [t.box for t in out], number, width)
     return out
+
+
+def _spans_page(lines: list[_Line], caption: _Line, middle: float) -> bool:
+    """A short caption at the left over a table as wide as the page ("Table 1. LA-ICP-MS U-Pb
+    Results" over fifteen columns): the first data line below it holds numbers on both sides of the
+    page's middle. In two columns of text, the right half of that line would be prose."""
+    for line in [ln for ln in lines if ln.top > caption.bottom][:_MAX_HEADER]:
+        if _is_data(line):
+            left = [w for w in line.words if w.x1 < middle]
+            right = [w for w in line.words if w.x0 > middle]
+            numbers = sum(is_number(w.text) for w in right)
+            return bool(left) and numbers >= 2 and numbers >= 0.5 * len(right)
+    return False
 
 
 def _uncaptioned(
