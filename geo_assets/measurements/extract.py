@@ -106,8 +106,14 @@ def paper_measurements(
                     extractor=EXTRACTOR,
                 )
                 rows.setdefault(row.measurement_id, row)
+    repeated: dict[str, int] = {}
     for row in _table_rows(cleaned, ordered, captions, named):
+        if row.measurement_id in rows:  # the same row and column header twice: only the first is kept
+            repeated[row.table_label] = repeated.get(row.table_label, 0) + 1
         rows.setdefault(row.measurement_id, row)
+    for label, count in repeated.items():  # a column header printed twice under different group headers
+        log.warning("%s %s: %d cells repeat a row and column header already read; not kept", cleaned.source_file,
+                    label, count)  # fmt: skip
     # kept as printed; the key is one printing per sample in the paper (FC4b and FC-4b are one sample)
     forms = normalise_names(r.sample for r in rows.values())
     for row in rows.values():

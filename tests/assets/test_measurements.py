@@ -640,3 +640,25 @@ def test_a_table_that_breaks_the_readers_fails_no_paper(monkeypatch: pytest.Monk
     monkeypatch.setattr(extract_module, "extract_table_values", broken)
     rows = extract_module.paper_measurements(cleaned, chunks, paper.captions)
     assert rows and all(r.source_type == "text" for r in rows)
+
+
+def test_cells_under_a_repeated_header_are_not_kept_and_the_log_says_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """ "206Pb/238U" printed over the ratios and again over the ages (under group headers the reader
+    does not keep): the second column's cells would share the first one's key and be stored as
+    ratios, so they are not kept, and a warning counts them."""
+    from geo_assets.ingest.cleaned_paper import clean_paper
+    from geo_assets.measurements.extract import paper_measurements
+    from geo_rag_runtime.models import Caption, Paper, Section
+
+    table = Caption(kind="table", label="Table 1", page=2, text="U-Pb results",
+                    rows=[["Sample", "206Pb/238U", "206Pb/238U"], ["LD-1", "0.0454", "286"], ["LD-2", "0.0469", "296"]])  # fmt: skip
+    paper = Paper(paper_id="p5", source_file="r.pdf", title="R", sha256="0" * 64,
+                  sections=[Section(heading="Results", paragraphs=["Zircons were dated."])], captions=[table])  # fmt: skip
+    with caplog.at_level("WARNING"):
+        cells = [
+            r for r in paper_measurements(clean_paper(paper), [], paper.captions) if r.source_type == "table"
+        ]
+    assert sorted(r.value for r in cells) == [0.0454, 0.0469]
+    assert "r.pdf Table 1: 2 cells repeat a row and column header already read; not kept" in caplog.text
