@@ -31,6 +31,7 @@ from typing import Any
 from geo_assets.ingest.chunking import page_at
 from geo_assets.ingest.cleaned_paper import table_heading
 from geo_assets.measurements.samples import (
+    as_printed,
     normalise_names,
     sample_for_label,
     sample_key,
@@ -49,9 +50,9 @@ log = logging.getLogger(__name__)
 EXTRACTOR = "text-rules-2"
 TABLE_EXTRACTOR = "table-headers-3"  # 3: samples from the paper's names and the caption; units per column
 _MATERIAL_TYPES = {"Mineral", "Rock"}
-# "Row and column names follow the same convention as Table 1": that caption defines these columns too
-_HYPHENS = re.compile("[\u2010\u2011\u2012\u2013\u2212]")
+# "Table 1. (continued)": a later page of a table
 _CONTINUED = re.compile(r"^\W*(?:table\s+\S+?\W+)?cont(?:inued|d?\.)", re.I)
+# "Row and column names follow the same convention as Table 1": that caption defines these columns too
 _SAME_AS = re.compile(
     r"\bsame\s+(?:conventions?|format|notation|columns?|units?|layout)\s+as\s+(?:in\s+)?Table\s+(\w+)", re.I
 )
@@ -134,12 +135,7 @@ def _table_rows(
         block = next((b for b in blocks if b.heading == label), None)
         start = block.char_start if block else -1
         holder = _chunk_at(chunks, start) if block else None
-        same = _SAME_AS.search(caption.text)
-        lender = next((c for c in captions if same and c is not caption and c.kind == "table"
-                       and (c.label or "").split()[-1:] == [same.group(1)]), None)  # fmt: skip
-        if lender is None and _CONTINUED.match(caption.text):  # "Table 1. (continued)": the first page's
-            lender = next((c for c in captions if c.kind == "table" and c.label == caption.label
-                           and not _CONTINUED.match(c.text)), None)  # fmt: skip
+        lender = _lender(caption, captions)
         try:
             values = extract_table_values(caption.rows, caption.text, lender.text if lender else "")
             if not values and lender is not None and lender.rows and _CONTINUED.match(caption.text):
@@ -153,7 +149,7 @@ def _table_rows(
         in_caption = {sample_key(n): n for m in sample_mentions(caption.text) for n in m.names}
         known = list(dict.fromkeys([*named, *in_caption.values()]))
         for value in values:
-            value.sample = _HYPHENS.sub("-", value.sample)  # as printed, typographic hyphens made ASCII
+            value.sample = as_printed(value.sample)
             if not value.sample and value.row:
                 value.sample = sample_for_label(value.row, known)
                 if value.sample:
@@ -181,6 +177,25 @@ def _table_rows(
                 )
             )
     return out
+
+
+def _lender(caption: Caption, captions: Sequence[Caption]) -> Caption | None:
+    """The table whose caption defines this one's columns: the one it says it follows ("same
+    convention as Table 1"), else, for a continued page, the table's first page."""
+    same = _SAME_AS.search(caption.text)
+    if same:
+        for other in captions:
+            if (
+                other is not caption
+                and other.kind == "table"
+                and (other.label or "").split()[-1:] == [same.group(1)]
+            ):
+                return other
+    if _CONTINUED.match(caption.text):
+        for other in captions:
+            if other.kind == "table" and other.label == caption.label and not _CONTINUED.match(other.text):
+                return other
+    return None
 
 
 def _chunk_at(chunks: Sequence[Chunk], offset: int) -> Chunk | None:

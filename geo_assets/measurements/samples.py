@@ -32,6 +32,7 @@ from geo_assets.measurements.text_values import ELEMENT_SYMBOLS
 
 __all__ = [
     "SampleMention",
+    "as_printed",
     "normalise_names",
     "sample_for_label",
     "sample_key",
@@ -77,7 +78,8 @@ def sample_key(name: str) -> str:
     return re.sub(rf"[\s{_HYPHENS}\-_]", "", name).casefold()
 
 
-def _clean(name: str) -> str:
+def as_printed(name: str) -> str:
+    """A sample name as stored: as printed, typographic hyphens made ASCII (LD‐1 → LD-1)."""
     return re.sub(f"[{_HYPHENS}]", "-", name.strip())
 
 
@@ -113,7 +115,7 @@ def sample_mentions(sentence: str) -> list[SampleMention]:
             if _LABEL_BEFORE.search(sentence[:start]):
                 continue
             names = tuple(
-                _clean(n.group(0))
+                as_printed(n.group(0))
                 for n in _NAME.finditer(match.group(group))
                 if _is_sample_name(n.group(0), after_word=after_word)
             )
@@ -164,7 +166,7 @@ def sample_for_label(label: str, known: Iterable[str]) -> str:
     one of 19MAT-169): a known name, hyphens and case aside, followed by a separator or the label's
     end. The longest such name, as the paper prints it; "" when none (a label is never guessed to be
     a sample the paper does not name)."""
-    plain = _clean(label).casefold()
+    plain = as_printed(label).casefold()
     best = ""
     for name in known:
         key = sample_key(name)
