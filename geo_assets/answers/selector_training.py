@@ -355,12 +355,25 @@ def _top1(
     return round(hits / len(examples), 4) if examples else math.nan
 
 
+def _home_examples(
+    settings: Any, questions: Sequence[TrainingQuestion], log: Callable[[str], None] | None
+) -> list[Example]:
+    """The questions' examples from the home's own retrieval; the service opens no ranker (training
+    reads the candidates' features, not a ranker's scores)."""
+    from geo_rag_runtime.service import RagService
+
+    service = RagService(settings.model_copy(update={"answer_selector": "relevance"}), llm=None)
+    try:
+        return collect_examples(questions, service, log=log)
+    finally:
+        service.close()
+
+
 def train_for_home(
     settings: Any, *, per_kind: int = 150, log: Callable[[str], None] | None = None
 ) -> SelectorModel:
     """Questions from the home's own chunks and value rows, their contexts retrieved by the home's
     own stores, the ranker fitted on them (the ``answer_selector`` asset and scripts/train_selector.py)."""
-    from geo_rag_runtime.service import RagService
     from geo_rag_runtime.stores.opening import open_documents
     from geo_rag_runtime.vocab import recognize
 
@@ -372,11 +385,7 @@ def train_for_home(
     finally:
         store.close()
     questions = write_questions(chunks, rows, recognize, per_kind=per_kind)
-    service = RagService(settings.model_copy(update={"answer_selector": "relevance"}), llm=None)
-    try:
-        examples = collect_examples(questions, service, log=log)
-    finally:
-        service.close()
+    examples = _home_examples(settings, questions, log)
     meta = {"written_questions": len(questions), "chunks": len(chunks)}
     if not examples:  # nothing to learn from (an empty or tiny home): an untrained model says so
         return SelectorModel(
@@ -401,15 +410,10 @@ def train_written(
     """The ranker fitted on the hand-written questions, their contexts retrieved by the home's stores
     (which must hold the papers they were written for: ``ValueError`` otherwise). ``leave_out``: paper
     file names whose questions are left out, so that the ranker can be scored on questions about
-    papers it never trained on (scripts/train_selector.py --leave-out)."""
-    from geo_rag_runtime.service import RagService
-
-    questions = [q for q in read_written_questions(path) if q.paper_id not in set(leave_out)]
-    service = RagService(settings.model_copy(update={"answer_selector": "relevance"}), llm=None)
-    try:
-        examples = collect_examples(questions, service, log=log)
-    finally:
-        service.close()
+    papers it never trained on (scripts/train_selector.py --fold)."""
+    left_out = set(leave_out)
+    questions = [q for q in read_written_questions(path) if q.paper_id not in left_out]
+    examples = _home_examples(settings, questions, log)
     if len(examples) < min_questions:
         raise ValueError(
             f"only {len(examples)} of {len(questions)} written questions found their answer in this home's "
