@@ -108,20 +108,16 @@ def _numeric(cell: str) -> bool:
     return bool(text) and bool(_CELL.match(text.replace("\u2009", "")) or _BDL.match(text) or _ND.match(text))
 
 
-def _label_column(rows: Sequence[Sequence[str]], width: int) -> int:
-    """The row-label column: the leftmost whose body cells are mostly words, not numbers (a serial
-    number column before the country names is no label); column 0 when every column is numeric."""
-    for i in range(min(width, 3)):
-        cells = [r[i] for r in rows if i < len(r) and r[i].strip()]
-        if cells and sum(not _numeric(c) for c in cells) > len(cells) / 2:
-            return i
-    return 0
-
-
 def _wordy(body: Sequence[Sequence[str]], column: int) -> bool:
     """A column of names, not numbers: most of its filled body cells are no number."""
     cells = [r[column] for r in body if column < len(r) and r[column].strip()]
     return bool(cells) and sum(not _numeric(c) for c in cells) > len(cells) / 2
+
+
+def _label_column(rows: Sequence[Sequence[str]], width: int) -> int:
+    """The row-label column: the leftmost whose body cells are mostly words, not numbers (a serial
+    number column before the country names is no label); column 0 when every column is numeric."""
+    return next((i for i in range(min(width, 3)) if _wordy(rows, i)), 0)
 
 
 def _header_count(rows: Sequence[Sequence[str]], label: int = 0) -> int:
