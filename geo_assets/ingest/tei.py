@@ -408,7 +408,10 @@ def tei_to_paper(tei: str | bytes, *, paper_id: str, source_file: str, sha256: s
     if abstract_page is None and all(page is None for s in sections for page in s.paragraph_pages):
         for section in sections:  # no coordinates in this TEI (GROBID without teiCoordinates)
             section.paragraph_pages = []
-    if not title and not any(s.paragraphs for s in sections) and not abstract:
+    captions = _captions(text)
+    # a data supplement may be one table and nothing else: its cells are the paper's content
+    tables = any(c.rows for c in captions)
+    if not title and not any(s.paragraphs for s in sections) and not abstract and not tables:
         raise TeiError(
             f"{source_file}: the TEI has no title and no text (nothing was extracted from the PDF)"
         )
@@ -434,7 +437,7 @@ def tei_to_paper(tei: str | bytes, *, paper_id: str, source_file: str, sha256: s
         abstract=abstract,
         abstract_page=abstract_page,
         sections=sections,
-        captions=_captions(text),
+        captions=captions,
         references=_references(back),
         tei_producer=_producer(root),
     )

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from geo_assets.ingest.pdf.assemble import assemble
+from geo_assets.ingest.pdf.bare_tables import BARE_TABLE, drop_duplicates, is_bare_table, name_bare_tables
 from geo_assets.ingest.pdf.blocks import build_blocks
 from geo_assets.ingest.pdf.classify import classify, set_references
 from geo_assets.ingest.pdf.columns import order_page
@@ -38,14 +39,15 @@ def _weighted_mode(values: Iterable[tuple[float, int]]) -> float:
 
 
 def _word_tables(page: Any, number: int, source: str) -> list[WordTable]:
-    """The captioned tables of a page as the word reader reads them; none when it fails (the
-    line-fragment finder still runs)."""
+    """The tables of a page as the word reader reads them: the captioned ones, and the blocks without
+    a caption that are data rather than a figure or an equation (:mod:`.bare_tables`); none when it
+    fails (the line-fragment finder still runs)."""
     try:
-        found = page_word_tables(page, number, captionless=False)
+        found = page_word_tables(page, number)
+        return [t for t in found if t.label or is_bare_table(t, page)]
     except Exception as exc:  # a table we cannot read keeps its caption; it never fails the paper
         log.warning("%s: word tables on page %d skipped (%s: %s)", source, number, type(exc).__name__, exc)
         return []
-    return found
 
 
 def _numbers(table: PageTable) -> int:
@@ -55,13 +57,19 @@ def _numbers(table: PageTable) -> int:
 def _best_grids(tables: list[PageTable]) -> list[PageTable]:
     """One grid per caption: the word reader's and the line-fragment finder's grids under the same
     label compete on how many number cells they hold (the word reader first on a tie; measured on
-    both gold sets, ``scripts/bench_tables.py`` and ``scripts/score_measurements.py --papers``)."""
+    both gold sets, ``scripts/bench_tables.py`` and ``scripts/score_measurements.py --papers``);
+    then the tables without a caption that are not one of those read again, labelled by page."""
     best: dict[tuple[int, str], PageTable] = {}
+    bare: list[PageTable] = []  # no caption, so nothing to compete under
     for table in tables:
+        if not table.label:
+            bare.append(table)
+            continue
         key = (table.page, table.label)
         if key not in best or _numbers(table) > _numbers(best[key]):
             best[key] = table
-    return list(best.values())
+    captioned = list(best.values())
+    return captioned + name_bare_tables(drop_duplicates(bare, captioned))
 
 
 def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
@@ -121,8 +129,19 @@ def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
     vocab, hyphenated = vocabulary(kept)
     assemble(doc, build_blocks(kept, body_size), body_size, vocab, hyphenated)
     kept_grids = {id(t) for t in doc.tables}
-    _sideways_captions(doc, [t for t in worded if t.rotation and id(grids[id(t)]) in kept_grids])
+    _sideways_captions(doc, [t for t in worded if t.label and t.rotation and id(grids[id(t)]) in kept_grids])
+    _bare_captions(doc)
     return doc
+
+
+def _bare_captions(doc: Document) -> None:
+    """A caption entry for each table printed without one: its label says where it is printed, its
+    box stands for its place (the TEI writer pairs cells with captions by label)."""
+    for table in doc.tables:
+        if table.label.startswith(BARE_TABLE):
+            x0, top, x1, bottom = table.box
+            doc.captions.append(("table", table.label, ""))
+            doc.caption_coords.append(f"{table.page},{x0:.2f},{top:.2f},{x1 - x0:.2f},{bottom - top:.2f}")
 
 
 def _sideways_captions(doc: Document, tables: list[WordTable]) -> None:

@@ -14,11 +14,12 @@ column run of the element's lines.
 import pdfplumber
 from lxml import etree
 
+from geo_assets.ingest.pdf.bare_tables import BARE_TABLE
 from geo_assets.ingest.pdf.document import Document
 from geo_assets.ingest.pdf.headings import norm_head
 
 EMBEDDED_PRODUCER = "georag-embedded-pdf"
-EMBEDDED_VERSION = "0.2.2"
+EMBEDDED_VERSION = "0.2.3"
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
 XML_NS = "http://www.w3.org/XML/1998/namespace"
@@ -117,7 +118,8 @@ def to_tei(doc: Document) -> str:
         attrs.update(box)
         figure = _el(body, "figure", **attrs)
         _el(figure, "head", label)
-        _el(figure, "label", label.split()[-1])
+        if not label.startswith(BARE_TABLE):  # a bare table has no number of its own
+            _el(figure, "label", label.split()[-1])
         _el(figure, "figDesc", caption)
         cells = next((t for t in tables if kind == "table" and t.label == label), None)
         if cells is not None:  # GROBID's layout: <table><row><cell>…</cell></row></table>

@@ -1,0 +1,131 @@
+"""Tables printed without a caption (a supplement's bare table, a notebook's DataFrame) reach the TEI
+and the measurement rows; figures' axis ticks and displayed equations, which look alike to the word
+reader, do not (:mod:`geo_assets.ingest.pdf.bare_tables`)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pdfplumber
+import pytest
+from pypdf import PdfWriter
+from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+from geo_assets.ingest.pdf import pdf_to_tei
+from geo_assets.ingest.pdf.bare_tables import is_bare_table
+from geo_assets.ingest.pdf.word_tables import WordTable, page_word_tables
+from geo_assets.ingest.tei import tei_to_paper
+from geo_assets.measurements.table_values import extract_table_values
+
+PROSE = (
+    "Supplementary Table: whole-rock chemistry of the rift basalts",
+    "Whole-rock major elements of the basalts were measured by XRF on fused glass beads.",
+    "The samples were collected along the northern rift zone in two field seasons.",
+)
+TABLE = (
+    ("Sample", "SiO2", "TiO2", "Al2O3", "MgO"),
+    ("KL-1", "49.82", "2.31", "13.90", "7.21"),
+    ("KL-2", "50.14", "2.45", "14.02", "6.87"),
+    ("KL-3", "48.96", "2.18", "13.55", "8.03"),
+    ("KL-4", "51.07", "2.62", "14.31", "6.12"),
+)
+
+
+def _pdf(path: Path, lines: list[tuple[float, list[tuple[float, str]]]]) -> Path:
+    """A one-page PDF in Helvetica: each line is (y from the top, [(x, text), …]), 9 pt, the first
+    line (the title) 14 pt."""
+    ops = []
+    for index, (top, words) in enumerate(lines):
+        for x, text in words:
+            escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+            size = 14 if index == 0 else 9
+            ops.append(f"BT /F1 {size} Tf {x:.1f} {792 - top:.1f} Td ({escaped}) Tj ET")
+    writer = PdfWriter()
+    page = writer.add_blank_page(width=612, height=792)
+    font = DictionaryObject({
+        NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+        NameObject("/BaseFont"): NameObject("/Helvetica"),
+    })  # fmt: skip
+    page[NameObject("/Resources")] = DictionaryObject(
+        {NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})}
+    )
+    content = DecodedStreamObject()
+    content.set_data("\n".join(ops).encode("latin-1"))
+    page[NameObject("/Contents")] = writer._add_object(content)
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    path.write_bytes(buffer.getvalue())
+    return path
+
+
+def _page_with_bare_table(path: Path) -> Path:
+    lines = [(80.0 + 12 * i, [(72.0, text)]) for i, text in enumerate(PROSE)]
+    for i, row in enumerate(TABLE):
+        lines.append((130.0 + 12 * i, [(72.0 + 70 * j, cell) for j, cell in enumerate(row)]))
+    return _pdf(path, lines)
+
+
+def test_a_table_without_caption_reaches_the_tei_and_the_measurement_rows(tmp_path: Path) -> None:
+    pdf = _page_with_bare_table(tmp_path / "supplement.pdf")
+    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
+    (table,) = [c for c in paper.captions if c.kind == "table"]
+    assert table.label == "Uncaptioned table, page 1" and table.page == 1
+    assert table.rows[0] == list(TABLE[0]) and table.rows[-1] == list(TABLE[-1])
+    assert paper.title.startswith("Supplementary Table")
+    values = {(v.row, v.analyte): v for v in extract_table_values(table.rows, table.text)}
+    assert len(values) == 16  # four samples × four oxides
+    assert values["KL-3", "MgO"].value == 8.03
+    assert values["KL-3", "MgO"].unit == ""  # no header or caption gives one: none is guessed
+    assert values["KL-3", "MgO"].sample == "KL-3"
+
+
+def test_the_same_numbers_as_axis_ticks_or_an_equation_are_no_table(tmp_path: Path) -> None:
+    ticks = [(80.0 + 12 * i, [(72.0, text)]) for i, text in enumerate(PROSE)]
+    ticks.append((130.0, [(72.0 + 70 * j, w) for j, w in enumerate(("Age", "Ma", "density", "n", "f"))]))
+    for i in range(4):  # a row of evenly spaced numbers in every line: a scale, not data
+        ticks.append((142.0 + 12 * i, [(72.0 + 70 * j, f"{100 + 20 * j}") for j in range(5)]))
+    with pdfplumber.open(_pdf(tmp_path / "ticks.pdf", ticks)) as pdf:
+        (found,) = page_word_tables(pdf.pages[0], 1)
+        assert found.label == "" and not is_bare_table(found, pdf.pages[0])
+    matrix = [(80.0 + 12 * i, [(72.0, text)]) for i, text in enumerate(PROSE)]
+    matrix.append((130.0, [(72.0 + 60 * j, w) for j, w in enumerate(("", "a", "b", "c"))]))
+    for i, row in enumerate((("X", "=", "0.034", "99.88", "0.091"), ("", "", "1.5", "3.2", "0.7"),
+                             ("", "", "2.5", "1.1", "4.9", "(12)"))):  # fmt: skip
+        matrix.append((142.0 + 12 * i, [(72.0 + 60 * j, w) for j, w in enumerate(row) if w]))
+    with pdfplumber.open(_pdf(tmp_path / "equation.pdf", matrix)) as pdf:
+        assert not any(is_bare_table(t, pdf.pages[0]) for t in page_word_tables(pdf.pages[0], 1))
+
+
+class _Drawing:
+    """A page with vector strokes over a box, as pdfplumber lists them."""
+
+    def __init__(self, strokes: int) -> None:
+        stroke = {"x0": 10.0, "x1": 20.0, "top": 10.0, "bottom": 20.0}
+        self.curves: list[dict[str, Any]] = [stroke] * strokes
+        self.lines: list[dict[str, Any]] = []
+
+
+def test_a_block_drawn_over_is_a_figure_and_a_ruled_table_is_not() -> None:
+    table = WordTable("", 1, [list(row) for row in TABLE], 1, box=(0.0, 0.0, 400.0, 100.0))
+    assert is_bare_table(table, _Drawing(strokes=2))  # a table's rules
+    assert not is_bare_table(table, _Drawing(strokes=60))  # a plot's curves and ticks
+
+
+@pytest.mark.parametrize(
+    ("paper", "pages"),
+    [
+        ("Keller2018_GPL_ZirconEruptionAge_CCBY.pdf", (13, 14, 15)),
+        ("McNabBall2023_Volcanica_meltPT_CCBY.pdf", (8,)),
+    ],
+)
+def test_real_figure_pages_give_no_table(sample_papers: Path, paper: str, pages: tuple[int, ...]) -> None:
+    """Figure panels of two CC BY papers: numbers under words, which the word reader finds as blocks
+    without a caption; none is kept as a table (so the TEI of these papers is unchanged)."""
+    with pdfplumber.open(sample_papers / paper) as pdf:
+        for number in pages:
+            page = pdf.pages[number - 1]
+            bare = [t for t in page_word_tables(page, number) if not t.label]
+            assert bare, f"page {number}: the word reader found no block, so this test checks nothing"
+            assert not any(is_bare_table(t, page) for t in bare), f"page {number}"
