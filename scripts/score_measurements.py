@@ -136,6 +136,17 @@ def _key(text: str) -> str:
     return re.sub(r"[\W_]+", "", text).casefold()
 
 
+def _same_samples(extracted: str, gold: str) -> bool:
+    """Whether two "; "-joined sample lists name the same samples, as the store's ``sample_key`` does
+    (hyphens, spaces and case aside: FC4b = FC-4b), with a bracketed note of the gold's left out."""
+    from geo_assets.measurements.samples import sample_key
+
+    def keys(joined: str) -> set[str]:
+        return {sample_key(re.sub(r"\s*\([^()]*\)\s*$", "", n)) for n in _names(joined)}
+
+    return bool(extracted.strip()) and keys(extracted) == keys(gold)
+
+
 def _score_samples_in_papers(rows: list[dict[str, str]], papers: Path) -> list[str]:
     """Samples as a whole ingest assigns them: each gold paper is parsed and cleaned, its rows are
     extracted by ``paper_measurements`` (so a sample named earlier in the section counts), and each
@@ -151,7 +162,7 @@ def _score_samples_in_papers(rows: list[dict[str, str]], papers: Path) -> list[s
     for row in rows:
         if row["source_type"] == "text":
             by_file[row["source_file"]].append(row)
-    right = total = invented = without = matched = id_right = id_total = 0
+    right = total = invented = without = matched = id_right = id_total = same_right = same_id_right = 0
     errors: list[str] = []
     for source, gold in sorted(by_file.items()):
         if not (papers / source).is_file():
@@ -170,10 +181,13 @@ def _score_samples_in_papers(rows: list[dict[str, str]], papers: Path) -> list[s
             if g["sample"].strip():
                 total += 1
                 ok = _names(m.sample) == _names(g["sample"])
+                same = _same_samples(m.sample, g["sample"])
                 right += ok
+                same_right += same
                 if any(c.isdigit() for c in g["sample"]):  # an identifier, not "Mukhar formation basalts"
                     id_total += 1
                     id_right += ok
+                    same_id_right += same
                 if not ok:
                     errors.append(
                         f"PAPER-SAMPLE {m.sample!r} vs gold {g['sample']!r} | {m.printed!r} | {g['sentence'][:120]}"
@@ -185,6 +199,11 @@ def _score_samples_in_papers(rows: list[dict[str, str]], papers: Path) -> list[s
     if total:
         print(f"  sample right where the gold names one: {right}/{total} ({right / total:.3f})")
         print(f"    of which the gold sample is an identifier (has a digit): {id_right}/{id_total}")
+        print(
+            f"  the same sample, printing aside (LGC1 = LGC-1; the gold's bracketed note, "
+            f"'GJ-1 (pair 1)', left out): {same_right}/{total} ({same_right / total:.3f}); "
+            f"identifiers {same_id_right}/{id_total}"
+        )
     if without:
         print(f"  a sample given where the gold names none: {invented}/{without}")
     return errors

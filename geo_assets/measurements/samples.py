@@ -7,6 +7,8 @@ a few ways, and this module reads them:
   "Samples 19MAT‐33 (sandstone), 19MAT‐193 and 19MAT‐225 yield …";
 * as an identifier of letters and digits joined by a hyphen, anywhere: "… for KIL-1 and KIL-2,
   respectively", "zircon from D21G-2";
+* beside the mineral it is ("Temora2 zircon", "zircon LGC1"), or with its value in brackets after it
+  ("OG.1 (3440.7 ± 3.2 Ma)");
 
 and gives each value the sample mention that precedes it in the sentence (or, when none does, one
 that follows it directly: "410 Ma for KIL-1"). With "respectively" and as many samples as values,
@@ -50,13 +52,17 @@ _GAP = r"(?:\s*\([^()]{0,40}\))?\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\
 _LIST_AFTER_WORD = re.compile(rf"\b[Ss]amples?\s+\(?(?P<names>{_AFTER_WORD}(?:{_GAP}{_AFTER_WORD})*)")
 _LIST_ANYWHERE = re.compile(rf"(?<![\w/.]){_HYPHENATED}(?:{_GAP}{_HYPHENATED})*(?![\w/])")
 # a name printed beside the mineral or material it is: "Temora2 zircon", "Sri Lanka zircon LGC1",
-# "91500 zircon", "OG.1 (3440.7 Ma …)" is not caught (no mineral word)
+# "91500 zircon"
 _MATERIAL = r"(?:zircon|apatite|monazite|titanite|sanidine|rutile|baddeleyite|glass|standard)"
 _TOKEN = r"(?:[A-Za-z]+\d(?:[A-Za-z0-9.]*[A-Za-z0-9])?|\d{5,6})"  # not a year
 _BESIDE_MATERIAL = re.compile(
     rf"(?<![\w/.])(?P<names>{_TOKEN})(?=\s+{_MATERIAL}\b)|\b{_MATERIAL}\s+(?P<after>{_TOKEN})(?![\w/])"
 )
-_NAME = re.compile(rf"{_HYPHENATED}|[A-Za-z]*\d(?:[A-Za-z0-9.]*[A-Za-z0-9])?|\d+")
+# a name whose value follows it in brackets: "OG.1 (3440.7 ± 3.2 Ma, Stern et al., 2009)", "M127
+# (524.36 ± 0.16 Ma)"; formulas and isotopes before a bracket ("SiO2 (45 wt.%)") are no names
+_DOTTED = r"[A-Z]{1,4}\.\d[A-Za-z0-9]*"  # "OG.1", not "Fig.3" or "No.5"
+_BEFORE_BRACKETED_VALUE = re.compile(rf"(?<![\w/.])(?P<names>{_DOTTED}|{_TOKEN})(?=\s*\(\s*[-−~≈<>]?\d)")
+_NAME = re.compile(rf"{_DOTTED}|{_HYPHENATED}|[A-Za-z]*\d(?:[A-Za-z0-9.]*[A-Za-z0-9])?|\d+")
 _ELEMENTS = ELEMENT_SYMBOLS
 _FORMULA_TOKEN = re.compile(r"([A-Z][a-z]?)(\d*)")
 _ISOTOPE_PART = re.compile(r"\d{1,3}[A-Z][a-z]?")
@@ -106,7 +112,13 @@ def sample_mentions(sentence: str) -> list[SampleMention]:
     """The sample names a sentence prints, as lists in text order."""
     found: list[SampleMention] = []
     taken: list[tuple[int, int]] = []
-    for pattern, after_word in ((_LIST_AFTER_WORD, True), (_BESIDE_MATERIAL, True), (_LIST_ANYWHERE, False)):
+    patterns = (
+        (_LIST_AFTER_WORD, True),
+        (_BESIDE_MATERIAL, True),
+        (_BEFORE_BRACKETED_VALUE, True),
+        (_LIST_ANYWHERE, False),
+    )
+    for pattern, after_word in patterns:
         for match in pattern.finditer(sentence):
             group = 0 if not after_word else ("after" if match.groupdict().get("after") else "names")
             start, end = match.start(group), match.end(group)

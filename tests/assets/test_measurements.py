@@ -206,9 +206,13 @@ def test_samples_named_in_a_sentence_or_its_section_belong_to_its_values() -> No
         "KIL-2",
     ]
     assert of("The dataset uses Temora2 zircon (416.8 ± 1.1 Ma) as a reference material.") == ["Temora2"]
+    # a name with its value in brackets after it, in a list of reference materials
+    assert of("It also uses 91500 zircon, OG.1 (3440.7 ± 3.2 Ma, Stern et al., 2009), and M127 "
+              "(524.36 ± 0.16 Ma).") == ["OG.1", "M127"]  # fmt: skip
     # formulas, isotope notation, figure labels and years are no samples
     for text in ("H2O-CO2 solubility of 2.5 wt.%", "207Pb-corrected ages of 410 Ma", "Fig. S-3 shows 410 Ma",
-                 "In 2019 zircon ages of 410 Ma"):  # fmt: skip
+                 "In 2019 zircon ages of 410 Ma", "SiO2 (45.2 wt.%) and Al2O3 (15.1 wt.%)", "Fig.3 (410 Ma)",
+                 "No.5 (10 ppm)", "87Sr/86Sr (0.7035)", "δ18O (5.6‰)"):  # fmt: skip
         assert sample_mentions(text) == [], text
     # one printing per sample in a paper: FC4b and FC-4b are the same sample
     assert normalise_names(["FC-4b", "FC-4b", "FC4b; KIL-1"]) == {
