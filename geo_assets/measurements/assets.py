@@ -15,7 +15,8 @@ from geo_rag_runtime.vocab import vocabulary_version
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
-    code_version=f"measurements-13+vocab.{vocabulary_version()}",  # 13: a name before its bracketed value
+    # 13: a name before its bracketed value is its sample; ratio columns in Ma are ages
+    code_version=f"measurements-13+vocab.{vocabulary_version()}",
     pool="docstore",
     check_specs=[dg.AssetCheckSpec("rows_with_sample", asset="measurements")],
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "

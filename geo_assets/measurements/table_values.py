@@ -14,7 +14,8 @@ A table as the TEI gives it (rows of cell strings, header rows first — GROBID'
   mass numbers set apart from their element over lines are joined ("206 Pb/ 238 U" → "206Pb/238U");
 * a column's analyte comes from its header with the same grammar as running text
   (:mod:`geo_assets.measurements.text_values`: "SiO2", "87Sr/86Sr", "εNd(t)", "Tp (°C)", "t [Ma]";
-  "206Pb/238U age (Ma)" is an age); its unit from the header's brackets, else from a caption that
+  "206Pb/238U age (Ma)" is an age, and so is a ratio's column in Ma, Ga or ka: "206Pb/238U (Ma)",
+  "Ages (Ma) 206Pb/238U" under a group header); its unit from the header's brackets, else from a caption that
   gives the column its unit ("U, s[U], Th, and s[Th] have units of parts per million; … t and s[t]
   are in millions of years", read as the headers "U [ppm]" and "t [Ma]"; a caption that says its
   columns "follow the same convention as Table 1" lends Table 1's, see
@@ -259,6 +260,10 @@ def _analyte_of(header: str, caption_unit: str) -> tuple[str, str, str] | None:
         return None
     # "206Pb/238U age (Ma)" heads ages, not ratios
     analyte = next((a for a in found if a.kind == "age"), found[0])
+    if analyte.kind == "ratio":  # "206Pb/238U Age (Ma)", "Ages (Ma) 206Pb/238U": a ratio in time units
+        time = next((u for u in re.findall(r"[\[(]\s*(Ma|Ga|ka)\s*[\])]", plain)), "")
+        if time:
+            return "age", "age", time
     own = _UNIT_FOR_KIND.get(analyte.kind, "")  # ratios, ε and δ carry their own unit
     unit = (
         _unit_in(plain[analyte.end :])

@@ -3,16 +3,20 @@
 ``paper_from_tei`` reads a real GROBID TEI minimally with lxml (title, abstract, body divs with
 their heads and paragraphs, figure captions, references); ``paper_from_pdf`` splits the pypdf text
 of a corpus PDF into pseudo-sections at numbered headings. The real parser is geo_assets/ingest/tei.py.
+``text_pdf`` writes a one-page PDF of positioned Helvetica text, for layouts no CC BY fixture prints.
 """
 
 from __future__ import annotations
 
+import io
 import re
 from functools import lru_cache
 from pathlib import Path
 
 import pypdf
 from lxml import etree
+from pypdf import PdfWriter
+from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
 from geo_rag_runtime.contract import file_sha256, paper_id_from_sha256
 from geo_rag_runtime.models import Caption, Paper, Reference, Section
@@ -110,3 +114,30 @@ def paper_from_pdf(path: Path) -> Paper:
         references=references,
         tei_producer="pypdf (test)",
     )
+
+
+def text_pdf(path: Path, lines: list[tuple[float, list[tuple[float, str]]]]) -> Path:
+    """A one-page PDF in Helvetica: each line is (y from the top, [(x, text), …]), 9 pt, the first
+    line (the title) 14 pt."""
+    ops = []
+    for index, (top, words) in enumerate(lines):
+        for x, text in words:
+            escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+            size = 14 if index == 0 else 9
+            ops.append(f"BT /F1 {size} Tf {x:.1f} {792 - top:.1f} Td ({escaped}) Tj ET")
+    writer = PdfWriter()
+    page = writer.add_blank_page(width=612, height=792)
+    font = DictionaryObject({
+        NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+        NameObject("/BaseFont"): NameObject("/Helvetica"), NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
+    })  # fmt: skip
+    page[NameObject("/Resources")] = DictionaryObject(
+        {NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})}
+    )
+    content = DecodedStreamObject()
+    content.set_data("\n".join(ops).encode("latin-1"))
+    page[NameObject("/Contents")] = writer._add_object(content)
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    path.write_bytes(buffer.getvalue())
+    return path

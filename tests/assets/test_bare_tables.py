@@ -4,20 +4,18 @@ reader, do not (:mod:`geo_assets.ingest.pdf.bare_tables`)."""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Any
 
 import pdfplumber
 import pytest
-from pypdf import PdfWriter
-from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
 from geo_assets.ingest.pdf import pdf_to_tei
 from geo_assets.ingest.pdf.bare_tables import is_bare_table
 from geo_assets.ingest.pdf.word_tables import WordTable, page_word_tables
 from geo_assets.ingest.tei import tei_to_paper
 from geo_assets.measurements.table_values import extract_table_values
+from tests.assets.paper_builders import text_pdf
 
 PROSE = (
     "Supplementary Table: whole-rock chemistry of the rift basalts",
@@ -33,38 +31,11 @@ TABLE = (
 )
 
 
-def _pdf(path: Path, lines: list[tuple[float, list[tuple[float, str]]]]) -> Path:
-    """A one-page PDF in Helvetica: each line is (y from the top, [(x, text), …]), 9 pt, the first
-    line (the title) 14 pt."""
-    ops = []
-    for index, (top, words) in enumerate(lines):
-        for x, text in words:
-            escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-            size = 14 if index == 0 else 9
-            ops.append(f"BT /F1 {size} Tf {x:.1f} {792 - top:.1f} Td ({escaped}) Tj ET")
-    writer = PdfWriter()
-    page = writer.add_blank_page(width=612, height=792)
-    font = DictionaryObject({
-        NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
-        NameObject("/BaseFont"): NameObject("/Helvetica"),
-    })  # fmt: skip
-    page[NameObject("/Resources")] = DictionaryObject(
-        {NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})}
-    )
-    content = DecodedStreamObject()
-    content.set_data("\n".join(ops).encode("latin-1"))
-    page[NameObject("/Contents")] = writer._add_object(content)
-    buffer = io.BytesIO()
-    writer.write(buffer)
-    path.write_bytes(buffer.getvalue())
-    return path
-
-
 def _page_with_bare_table(path: Path) -> Path:
     lines = [(80.0 + 12 * i, [(72.0, text)]) for i, text in enumerate(PROSE)]
     for i, row in enumerate(TABLE):
         lines.append((130.0 + 12 * i, [(72.0 + 70 * j, cell) for j, cell in enumerate(row)]))
-    return _pdf(path, lines)
+    return text_pdf(path, lines)
 
 
 def test_a_table_without_caption_reaches_the_tei_and_the_measurement_rows(tmp_path: Path) -> None:
@@ -86,7 +57,7 @@ def test_the_same_numbers_as_axis_ticks_or_an_equation_are_no_table(tmp_path: Pa
     ticks.append((130.0, [(72.0 + 70 * j, w) for j, w in enumerate(("Age", "Ma", "density", "n", "f"))]))
     for i in range(4):  # a row of evenly spaced numbers in every line: a scale, not data
         ticks.append((142.0 + 12 * i, [(72.0 + 70 * j, f"{100 + 20 * j}") for j in range(5)]))
-    with pdfplumber.open(_pdf(tmp_path / "ticks.pdf", ticks)) as pdf:
+    with pdfplumber.open(text_pdf(tmp_path / "ticks.pdf", ticks)) as pdf:
         (found,) = page_word_tables(pdf.pages[0], 1)
         assert found.label == "" and not is_bare_table(found, pdf.pages[0])
     matrix = [(80.0 + 12 * i, [(72.0, text)]) for i, text in enumerate(PROSE)]
@@ -94,7 +65,7 @@ def test_the_same_numbers_as_axis_ticks_or_an_equation_are_no_table(tmp_path: Pa
     for i, row in enumerate((("X", "=", "0.034", "99.88", "0.091"), ("", "", "1.5", "3.2", "0.7"),
                              ("", "", "2.5", "1.1", "4.9", "(12)"))):  # fmt: skip
         matrix.append((142.0 + 12 * i, [(72.0 + 60 * j, w) for j, w in enumerate(row) if w]))
-    with pdfplumber.open(_pdf(tmp_path / "equation.pdf", matrix)) as pdf:
+    with pdfplumber.open(text_pdf(tmp_path / "equation.pdf", matrix)) as pdf:
         assert not any(is_bare_table(t, pdf.pages[0]) for t in page_word_tables(pdf.pages[0], 1))
 
 

@@ -236,3 +236,40 @@ def test_a_minus_sign_set_apart_from_its_number_is_one_number() -> None:
         "ln(206Pb/238U)",
         0.31,
     )
+
+
+def test_group_headers_over_ratio_and_age_columns_keep_both(tmp_path: Path) -> None:
+    """A U–Pb table as LA-ICP-MS papers print it: "206Pb/238U ±2s" twice, once under a group header
+    of ratios with relative errors and once under one of ages in Ma with absolute errors. The group
+    header is a line of two phrases (not the caption's next line), each naming the columns under it,
+    so the ratio and the age of one analysis are two values, not one header printed twice."""
+    import pdfplumber
+
+    from tests.assets.paper_builders import text_pdf
+
+    xs = (60, 150, 205, 240, 295, 360, 415, 450, 505)
+    heads = ("Sample", "206Pb/238U", "±2s", "207Pb/235U", "±2s", "206Pb/238U", "±2s", "207Pb/235U", "±2s")
+    data = [("LD-1", "0.0454", "1.90", "0.3211", "3.68", "286", "5", "283", "9"),
+            ("LD-1", "0.0456", "1.44", "0.3275", "2.86", "287", "4", "288", "7"),
+            ("LD-2", "0.0455", "2.38", "0.3305", "4.42", "287", "7", "290", "11")]  # fmt: skip
+    lines = [
+        (60.0, [(60.0, "Post-orogenic granitoids of NW Iberia")]),
+        (100.0, [(60.0, "Table 1. LA-ICP-MS U-Pb results of zircon")]),
+        (116.0, [(160.0, "Isotopic ratios and 2s (%) errors"), (372.0, "Ages and 2s absolute errors (Ma)")]),
+        (128.0, list(zip(xs, heads, strict=True))),
+        *[(140.0 + 12 * i, list(zip(xs, row, strict=True))) for i, row in enumerate(data)],
+    ]
+    with pdfplumber.open(text_pdf(tmp_path / "upb.pdf", lines)) as pdf:
+        (table,) = page_word_tables(pdf.pages[0], 1)
+    assert table.rows[0][1:5] == ["Isotopic ratios and 2s (%) errors"] * 4
+    assert table.rows[0][5:] == ["Ages and 2s absolute errors (Ma)"] * 4 and table.rows[0][0] == ""
+    values = extract_table_values(table.rows, table.caption)
+    assert len(values) == 12  # 3 analyses × (two ratios + two ages)
+    first = [(v.analyte, v.value, v.unit, v.uncertainty, v.notes) for v in values[:4]]
+    assert first == [
+        ("206Pb/238U", 0.0454, "ratio", 1.9, ["relative uncertainty (%)"]),
+        ("207Pb/235U", 0.3211, "ratio", 3.68, ["relative uncertainty (%)"]),
+        ("age", 286.0, "Ma", 5.0, []),
+        ("age", 283.0, "Ma", 9.0, []),
+    ]
+    assert {v.sample for v in values} == {"LD-1", "LD-2"}

@@ -23,6 +23,11 @@ For one page:
 5. each word goes to the column it overlaps most (or the nearest); a line with one long word run
    over the span and no number in a column of its own is a free-text row, kept as one cell.
 
+A top header line of phrases set apart over groups of columns ("Isotopic Ratios and 2s (%) Errors"
+over the ratio columns, "Ages and 2s Absolute Errors (Ma)" over the age columns, each phrase centred
+over its group) names every column of its group, when the bottom header row prints one header under
+two groups ("206Pb/238U" as a ratio and as an age); such a line is no continuation of the caption.
+
 The grid comes back header rows first, like GROBID's ``<table>``; cells are strings.
 
 Text set sideways (a landscape table on a portrait page, drawn with a turned text matrix or shown
@@ -494,8 +499,10 @@ def _header(lines: list[_Line], data_top: float, caption_top: float | None, span
             break
         header.append(line)
         last_top = line.top
-    if caption_top is not None:  # the caption's own continuation lines are no header
-        while header and _is_prose(header[-1], span * 0.5):
+    if caption_top is not None:  # the caption's own continuation lines are no header; a line of
+        # phrases set apart over groups of columns ("Isotopic Ratios and 2s (%) Errors    Ages and
+        # 2s Absolute Errors (Ma)") is a group header, not running text
+        while header and _is_prose(header[-1], span * 0.5) and _one_run(header[-1]):
             header.pop()
     return list(reversed(header))
 
@@ -515,6 +522,66 @@ def _columns(data: list[_Line]) -> list[tuple[float, float]]:
             else:
                 runs.append([a, b])
     return [(a, b) for a, b in runs if b - a > 1.0]
+
+
+def _group_header(line: _Line, columns: list[tuple[float, float]], bottom: list[str]) -> list[str] | None:
+    """The top header line as a group header, each phrase naming every column under it
+    ("Isotopic Ratios and 2s (%) Errors" over the ratio columns, "Ages and 2s Absolute Errors (Ma)"
+    over the age columns); None when it is not one. It is one only when two or more phrases each
+    span two or more columns and the bottom header row prints one header under two of the groups
+    ("206Pb/238U" as a ratio and as an age): only then do the groups tell columns apart, and a
+    header line whose words merely sit close together keeps its own cells."""
+    phrases = _phrases(line)
+    group_of: dict[int, int] = {}
+    for k, phrase in enumerate(phrases):
+        for i in _under(phrase, phrases, columns):
+            group_of.setdefault(i, k)
+    if len(set(group_of.values())) < 2:
+        return None
+    seen: dict[str, int] = {}
+    repeated = False
+    for i, text in enumerate(bottom):
+        if i in group_of and text:
+            if text in seen and seen[text] != group_of[i]:
+                repeated = True
+            seen.setdefault(text, group_of[i])
+    if not repeated:
+        return None
+    cells = [""] * len(columns)
+    for k, phrase in enumerate(phrases):
+        under = [i for i, g in group_of.items() if g == k]
+        if under:
+            for i in under:
+                cells[i] = " ".join(w.text for w in phrase)
+        else:
+            for word in phrase:
+                i = _slot(word, columns)
+                cells[i] = f"{cells[i]} {word.text}".strip()
+    return cells
+
+
+def _phrases(line: _Line) -> list[list[_Word]]:
+    """The line's runs of words, split where the gap between two words is wider than two ems."""
+    out: list[list[_Word]] = [[line.words[0]]] if line.words else []
+    for a, b in zip(line.words, line.words[1:], strict=False):
+        if b.x0 - a.x1 > 2 * max(a.size, 4.0):
+            out.append([b])
+        else:
+            out[-1].append(b)
+    return out
+
+
+def _under(phrase: list[_Word], phrases: list[list[_Word]], columns: list[tuple[float, float]]) -> list[int]:
+    """The columns a group header's phrase spans: none when the phrase itself lies over fewer than
+    two columns; else those whose middle lies under it, the phrase widened on both sides by half the
+    narrowest gap between the line's phrases (a group header is centred over its columns and
+    narrower than them; the gaps between phrases fall between groups)."""
+    x0, x1 = phrase[0].x0, phrase[-1].x1
+    if sum(min(b, x1) > max(a, x0) for a, b in columns) < 2:
+        return []  # over one column: that column's header, wrapped or set high
+    gaps = [b[0].x0 - a[-1].x1 for a, b in zip(phrases, phrases[1:], strict=False)]
+    widen = min(gaps) / 2 if gaps else 0.0
+    return [i for i, (a, b) in enumerate(columns) if x0 - widen <= (a + b) / 2 <= x1 + widen]
 
 
 def _slot(word: _Word, columns: list[tuple[float, float]]) -> int:
@@ -544,6 +611,8 @@ def _grid(label: str, page: int, header: list[_Line], body: list[_Line], caption
             i = _slot(word, columns)
             cells[i] = f"{cells[i]} {word.text}".strip()
         rows.append(cells)
+    if len(header) > 1:
+        rows[0] = _group_header(header[0], columns, rows[len(header) - 1]) or rows[0]
     flat = [w for ln in header + body for w in ln.words]
     box = (
         min(w.x0 for w in flat),
