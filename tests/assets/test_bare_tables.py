@@ -84,6 +84,13 @@ def test_a_block_drawn_over_is_a_figure_and_a_ruled_table_is_not() -> None:
     assert not is_bare_table(table, _Drawing(strokes=60))  # a plot's curves and ticks
 
 
+def test_a_sentence_row_with_an_equals_sign_is_the_table_s_and_a_short_one_an_equation() -> None:
+    sentence = ["weighted mean 206Pb/238U age = 1096.19 ± 0.19 Ma", "", "", "", ""]
+    rows = [list(row) for row in TABLE]
+    assert is_bare_table(WordTable("", 1, [*rows, sentence], 1), _Drawing(strokes=0))
+    assert not is_bare_table(WordTable("", 1, [*rows, ["X =", "", "", "", "(7)"]], 1), _Drawing(strokes=0))
+
+
 @pytest.mark.parametrize(
     ("paper", "pages"),
     [

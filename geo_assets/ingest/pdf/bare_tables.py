@@ -10,7 +10,8 @@ not become measurement rows. Three signs tell them apart, each general to how PD
   have cells, where a table holds at most its rules (a DataFrame: two);
 * axis ticks are evenly spaced: a line of four or more numbers with one constant step
   ("94 98 102 106", "0.0 0.1 0.2 0.3") is a scale, never a row of measurements;
-* an equation prints "=" or its number "(7)" in a cell.
+* an equation prints "=" or its number "(7)" in a short cell (a sentence set as a table row,
+  "weighted mean 206Pb/238U age = 1096.19 ± 0.19 Ma", is the table's own).
 
 On the 17 corpus papers and the 15 unseen-benchmark papers the word reader found 25 such blocks with
 no caption: 7 tables (2 of them captioned tables another reader holds, dropped as duplicates) and 18
@@ -40,6 +41,7 @@ BARE_TABLE = "Uncaptioned table"  # how a bare table's label starts
 _PLAIN_NUMBER = re.compile(r"^[+\-\u2212]?\d+(?:\.\d+)?$")
 _EQUATION = re.compile(r"=|(?:^|\s)\(\d{1,3}\)(?:\s|$)")
 _MIN_TICKS = 4
+_EQUATION_CELL = 24  # characters: "X = (12)", "= MAD(X)", "(8) yields:"
 
 
 def _inside(obj: dict[str, Any], box: tuple[float, float, float, float]) -> bool:
@@ -65,7 +67,9 @@ def _is_scale(row: Sequence[str]) -> bool:
 def is_bare_table(table: WordTable, page: Any) -> bool:
     """Whether a block the word reader found without a caption is a table of data (see the module
     docstring); ``page`` is the pdfplumber page it was found on (its box is in that page's frame)."""
-    if any(_EQUATION.search(cell) for row in table.rows for cell in row):
+    # short cells only: a sentence printed as a table row ("weighted mean age = 1096.19 ± 0.19 Ma")
+    # is the table's, not an equation
+    if any(_EQUATION.search(cell) and len(cell) <= _EQUATION_CELL for row in table.rows for cell in row):
         return False
     if any(_is_scale(row) for row in table.rows):
         return False
