@@ -246,6 +246,9 @@ def caption_column_units(caption: str) -> dict[str, str]:
     return out
 
 
+_TIME_UNIT = re.compile(r"[\[(]\s*(Ma|Ga|ka)\s*[\])]")
+
+
 def _analyte_of(header: str, caption_unit: str) -> tuple[str, str, str] | None:
     """(analyte, kind, unit) a header names; None when it names none."""
     plain = _plain(header)
@@ -260,10 +263,9 @@ def _analyte_of(header: str, caption_unit: str) -> tuple[str, str, str] | None:
         return None
     # "206Pb/238U age (Ma)" heads ages, not ratios
     analyte = next((a for a in found if a.kind == "age"), found[0])
-    if analyte.kind == "ratio":  # "206Pb/238U Age (Ma)", "Ages (Ma) 206Pb/238U": a ratio in time units
-        time = next((u for u in re.findall(r"[\[(]\s*(Ma|Ga|ka)\s*[\])]", plain)), "")
-        if time:
-            return "age", "age", time
+    time = _TIME_UNIT.search(plain) if analyte.kind == "ratio" else None
+    if time:  # "206Pb/238U Age (Ma)", "Ages (Ma) 206Pb/238U": a ratio in time units is an age
+        return "age", "age", time.group(1)
     own = _UNIT_FOR_KIND.get(analyte.kind, "")  # ratios, ε and δ carry their own unit
     unit = (
         _unit_in(plain[analyte.end :])

@@ -19,7 +19,7 @@ from geo_assets.ingest.pdf.columns import order_page
 from geo_assets.ingest.pdf.document import Document
 from geo_assets.ingest.pdf.headings import CAPTION
 from geo_assets.ingest.pdf.hyphenation import vocabulary
-from geo_assets.ingest.pdf.layout import Line
+from geo_assets.ingest.pdf.layout import Line, box_coords
 from geo_assets.ingest.pdf.lines import page_lines
 from geo_assets.ingest.pdf.metadata import read_front_matter
 from geo_assets.ingest.pdf.running_heads import drop_running_heads
@@ -139,9 +139,8 @@ def _bare_captions(doc: Document) -> None:
     box stands for its place (the TEI writer pairs cells with captions by label)."""
     for table in doc.tables:
         if table.label.startswith(BARE_TABLE):
-            x0, top, x1, bottom = table.box
             doc.captions.append(("table", table.label, ""))
-            doc.caption_coords.append(f"{table.page},{x0:.2f},{top:.2f},{x1 - x0:.2f},{bottom - top:.2f}")
+            doc.caption_coords.append(box_coords(table.page, *table.box))
 
 
 def _sideways_captions(doc: Document, tables: list[WordTable]) -> None:
@@ -153,6 +152,5 @@ def _sideways_captions(doc: Document, tables: list[WordTable]) -> None:
             continue
         match = CAPTION.match(table.caption)
         text = table.caption[match.end() :].strip(" .:|—–-") if match else ""
-        x0, top, x1, bottom = table.box
         doc.captions.append(("table", table.label, text or table.caption))
-        doc.caption_coords.append(f"{table.page},{x0:.2f},{top:.2f},{x1 - x0:.2f},{bottom - top:.2f}")
+        doc.caption_coords.append(box_coords(table.page, *table.box))

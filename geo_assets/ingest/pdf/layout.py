@@ -126,6 +126,11 @@ def clean_text(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def box_coords(page: int, x0: float, top: float, x1: float, bottom: float) -> str:
+    """One GROBID-style ``coords`` box: ``"page,x,y,w,h"`` (PDF points, origin top-left)."""
+    return f"{page},{x0:.2f},{top:.2f},{x1 - x0:.2f},{bottom - top:.2f}"
+
+
 def coords(lines: Sequence[Line]) -> str:
     """GROBID-style ``coords`` of some lines: ``"page,x,y,w,h;..."`` (1-based page, PDF points, origin
     top-left), one box around each run of consecutive lines on the same page and in the same column;
@@ -137,7 +142,7 @@ def coords(lines: Sequence[Line]) -> str:
         if group:
             x0, x1 = min(ln.x0 for ln in group), max(ln.x1 for ln in group)
             top, bottom = min(ln.top for ln in group), max(ln.bottom for ln in group)
-            boxes.append(f"{group[0].page},{x0:.2f},{top:.2f},{x1 - x0:.2f},{bottom - top:.2f}")
+            boxes.append(box_coords(group[0].page, x0, top, x1, bottom))
             group.clear()
 
     for line in lines:

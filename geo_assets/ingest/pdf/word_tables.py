@@ -554,9 +554,7 @@ def _group_header(line: _Line, columns: list[tuple[float, float]], bottom: list[
             for i in under:
                 cells[i] = " ".join(w.text for w in phrase)
         else:
-            for word in phrase:
-                i = _slot(word, columns)
-                cells[i] = f"{cells[i]} {word.text}".strip()
+            _put(cells, phrase, columns)
     return cells
 
 
@@ -584,6 +582,13 @@ def _under(phrase: list[_Word], phrases: list[list[_Word]], columns: list[tuple[
     return [i for i, (a, b) in enumerate(columns) if x0 - widen <= (a + b) / 2 <= x1 + widen]
 
 
+def _put(cells: list[str], words: list[_Word], columns: list[tuple[float, float]]) -> None:
+    """Each word appended to the cell of the column it falls in."""
+    for word in words:
+        i = _slot(word, columns)
+        cells[i] = f"{cells[i]} {word.text}".strip()
+
+
 def _slot(word: _Word, columns: list[tuple[float, float]]) -> int:
     overlaps = [min(word.x1, b) - max(word.x0, a) for a, b in columns]
     best = max(range(len(columns)), key=lambda i: overlaps[i])
@@ -607,9 +612,7 @@ def _grid(label: str, page: int, header: list[_Line], body: list[_Line], caption
         if free:
             rows.append([line.text] + [""] * (len(columns) - 1))
             continue
-        for word in line.words:
-            i = _slot(word, columns)
-            cells[i] = f"{cells[i]} {word.text}".strip()
+        _put(cells, line.words, columns)
         rows.append(cells)
     if len(header) > 1:
         rows[0] = _group_header(header[0], columns, rows[len(header) - 1]) or rows[0]
