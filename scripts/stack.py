@@ -243,14 +243,15 @@ def log_tail(stack: Stack, name: str, lines: int = 25) -> str:
     return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
 
 
-def start(stack: Stack, service: Service, say: Callable[[str], None]) -> None:
-    """Start the service unless it already runs healthy; wait until its health check passes."""
+def start(stack: Stack, service: Service, say: Callable[[str], None]) -> bool:
+    """Start the service unless it already runs healthy; wait until its health check passes. Whether
+    it was started."""
     pid = running_pid(stack, service.name)
     if pid is not None:
         problem = service.health()
         if problem is None:
             say(f"{service.name:<10} running   pid {pid:<7} {service.address}")
-            return
+            return False
         raise StackError(
             f"{service.name} runs (pid {pid}) but is not healthy: {problem}. "
             f"Its log: {stack.path('logs', service.name + '.log')}; `scripts/stack down` stops it"
@@ -303,6 +304,7 @@ def start(stack: Stack, service: Service, say: Callable[[str], None]) -> None:
     say(
         f"{service.name:<10} started   pid {proc.pid:<7} {service.address} ({time.monotonic() - began:.1f} s)"
     )
+    return True
 
 
 def stop(stack: Stack, service: Service, say: Callable[[str], None]) -> None:
@@ -611,12 +613,21 @@ def services(stack: Stack) -> list[Service]:
 
 
 def cmd_up(stack: Stack) -> int:
+    database_started = False
     for service in services(stack):
         if not service.enabled:
             stop(stack, service, print)  # switched off with --no-llm since the last up
             continue
+        if service.name == "webserver" and database_started and running_pid(stack, "webserver") is not None:
+            # The UI keeps one pooled PostgreSQL connection per storage (dagster-webserver's
+            # --db-pool-* options); they died with the old server, and the UI's next request on each
+            # would fail ("server closed the connection unexpectedly"). The daemon and the run
+            # workers open a connection per use and ride it out.
+            print("webserver  restarting: its database connections died with PostgreSQL")
+            stop(stack, service, print)
         try:
-            start(stack, service, print)
+            started = start(stack, service, print)
+            database_started = database_started or (service.name == "postgres" and started)
         except StackError as exc:
             print(f"error: {exc}", file=sys.stderr)
             print(
