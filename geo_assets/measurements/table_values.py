@@ -145,17 +145,26 @@ def _header_count(rows: Sequence[Sequence[str]], label: int = 0) -> int:
 
 def _headers(rows: Sequence[Sequence[str]], width: int) -> list[str]:
     filled_first = [c.strip() for c in rows[0][1:] if c.strip()] if rows else []
-    if len(rows) > 1 and filled_first and len(filled_first) <= (width - 1) / 3:
+    sparse = len(rows) > 1 and bool(filled_first) and len(filled_first) <= (width - 1) / 3
+    lower = _headers(rows[1:], width) if sparse else []
+    if sparse and any(re.fullmatch(r"\d+", h) for h in lower[1:]):
         # a sparse first row is a group header ("grain ID" over grain numbers): it names the columns
         # that print only a number below it ("grain ID 41"); the others keep their own header
         group = " ".join(filled_first)
-        lower = _headers(rows[1:], width)
         return [f"{group} {h}" if i and re.fullmatch(r"\d+", h) else h for i, h in enumerate(lower)]
     columns = [""] * width
     for row in rows:
         filled = list(row) + [""] * (width - len(row))
-        for i in range(1, width):  # a merged header cell spans the empty ones to its right
-            if not filled[i].strip() and filled[i - 1].strip() and len(rows) > 1 and row is rows[0]:
+        for i in range(1, width):  # a merged header cell spans the empty ones to its right, but a
+            # sparse top line is the first line of the headers it sits on ("Maximum" over "shaking
+            # deaths", beside columns whose headers start lower)
+            if (
+                not filled[i].strip()
+                and filled[i - 1].strip()
+                and len(rows) > 1
+                and row is rows[0]
+                and not sparse
+            ):
                 filled[i] = filled[i - 1]
         for i, cell in enumerate(filled):
             if cell.strip():
@@ -287,6 +296,12 @@ _RELATIVE = re.compile(r"%")
 _MARKS = re.compile(r"^(?P<name>.*?[A-Za-z0-9)])\s*(?P<marks>[*†‡§¶]+|\s[a-e])$")
 
 
+def _wrapped_tail(cell: str) -> bool:
+    """A header cell that closes a bracket it did not open: the last line of a header wrapped over
+    lines ("ζ" / "(residual" / "error)"), no header of its own."""
+    return cell.count(")") > cell.count("(") or cell.count("]") > cell.count("[")
+
+
 def _uncertainty_header(header: str, previous: str) -> str | None:
     """The uncertainty level ("1σ", "2SE", or "") when ``header`` heads the uncertainty of the column
     before it ("±", "2σ", "% err", "1σ %", "s[t]", and s + the previous header's symbol: "sp" after
@@ -380,9 +395,10 @@ def extract_table_values(
         if (i - 1) in uncertainty_of and _uncertainty_header(header, "") is not None:
             continue  # a second uncertainty ("int. unc.", then "tot. unc."): the first one is kept
         level = _uncertainty_header(header, headers[i - 1]) if (i - 1) in columns else None
-        if level is None and (i - 1) in columns and n_header > 1:
+        bottom = _plain(rows[n_header - 1][i]).strip()
+        if level is None and (i - 1) in columns and n_header > 1 and not _wrapped_tail(bottom):
             # "±2s" under a group header ("Isotopic Ratios and 2s (%) Errors") that the merge joined to it
-            level = _uncertainty_header(_plain(rows[n_header - 1][i]).strip(), headers[i - 1])
+            level = _uncertainty_header(bottom, headers[i - 1])
         if level is not None:
             uncertainty_of[i] = i - 1
             if level:

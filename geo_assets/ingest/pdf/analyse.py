@@ -12,7 +12,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from geo_assets.ingest.pdf.assemble import assemble
-from geo_assets.ingest.pdf.bare_tables import BARE_TABLE, drop_duplicates, is_bare_table, name_bare_tables
+from geo_assets.ingest.pdf.bare_tables import (
+    BARE_TABLE,
+    continue_table,
+    drop_duplicates,
+    is_bare_table,
+    name_bare_tables,
+)
 from geo_assets.ingest.pdf.blocks import build_blocks
 from geo_assets.ingest.pdf.classify import classify, set_references
 from geo_assets.ingest.pdf.columns import order_page
@@ -38,13 +44,18 @@ def _weighted_mode(values: Iterable[tuple[float, int]]) -> float:
     return counter.most_common(1)[0][0] if counter else 10.0
 
 
-def _word_tables(page: Any, number: int, source: str) -> list[WordTable]:
-    """The tables of a page as the word reader reads them: the captioned ones, and the blocks without
-    a caption that are data rather than a figure or an equation (:mod:`.bare_tables`); none when it
-    fails (the line-fragment finder still runs)."""
+def _word_tables(page: Any, number: int, source: str, before: list[WordTable]) -> list[WordTable]:
+    """The tables of a page as the word reader reads them: the captioned ones, the blocks without a
+    caption that are data rather than a figure or an equation, and the lines that carry on the last
+    table of the page ``before`` (:mod:`.bare_tables`); none when it fails (the line-fragment finder
+    still runs)."""
     try:
-        found = page_word_tables(page, number)
-        return [t for t in found if t.label or is_bare_table(t, page)]
+        out = []
+        for table in page_word_tables(page, number):
+            kept = continue_table(before, table) if table.headless else table
+            if kept is not None and (kept.label or is_bare_table(kept, page)):
+                out.append(kept)
+        return out
     except Exception as exc:  # a table we cannot read keeps its caption; it never fails the paper
         log.warning("%s: word tables on page %d skipped (%s: %s)", source, number, type(exc).__name__, exc)
         return []
@@ -79,11 +90,12 @@ def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
     heights: list[float] = []
     widths: list[float] = []
     worded: list[WordTable] = []
+    on_page: list[WordTable] = []
     for number, page in enumerate(pdf.pages, start=1):
         try:
             view, quarter = reading_view(page)  # a landscape page turned upright; any other as it is
             if word_tables:
-                on_page = _word_tables(page, number, source)
+                on_page = _word_tables(page, number, source, on_page)
                 for table in on_page:  # boxes in the frame of the page's lines
                     table.box = turn_box(table.box, quarter, float(page.width), float(page.height))
                 worded.extend(on_page)
@@ -130,8 +142,24 @@ def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
     assemble(doc, build_blocks(kept, body_size), body_size, vocab, hyphenated)
     kept_grids = {id(t) for t in doc.tables}
     _sideways_captions(doc, [t for t in worded if t.label and t.rotation and id(grids[id(t)]) in kept_grids])
+    _continued_captions(doc)
     _bare_captions(doc)
     return doc
+
+
+def _continued_captions(doc: Document) -> None:
+    """A caption entry "(continued)" for each page of a captioned table past the pages its label is
+    captioned on (a table carried onto the next page without a caption line): the TEI writer gives
+    each caption entry the next grid under its label, so an uncaptioned page of a table needs one."""
+    captioned = Counter(label for kind, label, _text in doc.captions if kind == "table")
+    grids = [t for t in doc.tables if t.label and not t.label.startswith(BARE_TABLE)]
+    first = {t.label: min(u.page for u in grids if u.label == t.label) for t in grids}
+    extra = Counter(t.label for t in grids)
+    for table in grids:
+        if extra[table.label] > captioned[table.label] and table.page > first[table.label]:
+            doc.captions.append(("table", table.label, "(continued)"))
+            doc.caption_coords.append(box_coords(table.page, *table.box))
+            captioned[table.label] += 1
 
 
 def _bare_captions(doc: Document) -> None:

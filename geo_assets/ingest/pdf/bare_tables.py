@@ -13,6 +13,11 @@ not become measurement rows. Three signs tell them apart, each general to how PD
 * an equation prints "=" or its number "(7)" in a short cell (a sentence set as a table row,
   "weighted mean 206Pb/238U age = 1096.19 ± 0.19 Ma", is the table's own).
 
+A table too long for its page goes on at the top of the next one, often without its header (a
+DataFrame printed across a page break, a supplement's table set without "continued"): those lines
+are the previous page's last table again when every column they print lies in one of its columns,
+the first (the row label) among them (:func:`continue_table`).
+
 On the 17 corpus papers and the 15 unseen-benchmark papers the word reader found 25 such blocks with
 no caption: 7 tables (2 of them captioned tables another reader holds, dropped as duplicates) and 18
 figures and equations; these signs keep the 7 and none of the 18 (``docs/experiments.md``, "Tables
@@ -21,6 +26,7 @@ without a caption").
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -31,6 +37,7 @@ from geo_assets.ingest.pdf.word_tables import WordTable
 __all__ = [
     "BARE_TABLE",
     "bare_table_label",
+    "continue_table",
     "drop_duplicates",
     "is_bare_table",
     "name_bare_tables",
@@ -109,3 +116,44 @@ def drop_duplicates(bare: list[PageTable], captioned: Sequence[PageTable]) -> li
     """Bare tables that are not a captioned table read again (the line-fragment finder may hold the
     grid of a caption the word reader did not see)."""
     return [t for t in bare if not any(c.page == t.page and overlaps(c.box, t.box) for c in captioned)]
+
+
+def continue_table(previous: Sequence[WordTable], block: WordTable) -> WordTable | None:
+    """The headless lines that open a page (``block``, see :attr:`WordTable.headless`) as the rest of
+    the previous page's last table read in the same frame, with that table's header rows and label;
+    None when they do not line up with it.
+
+    They line up when each of their columns overlaps one of the table's, the table's first (row
+    label) column among them and at least half of its columns (two at least): a page that opens
+    with a line of numbers of its own (an equation, a list) does not share a table's column edges.
+    """
+    same = [t for t in previous if t.rotation == block.rotation and t.columns]
+    if not same or not block.columns:
+        return None
+    last = max(same, key=lambda t: t.bottom)
+    into: list[int] = []
+    for a, b in block.columns:
+        overlaps = [min(b, d) - max(a, c) for c, d in last.columns]
+        best = max(range(len(overlaps)), key=lambda i: overlaps[i])
+        if overlaps[best] <= 0:
+            return None
+        into.append(best)
+    if 0 not in into or len(set(into)) < max(2, math.ceil(0.5 * len(last.columns))):
+        return None
+    rows = [list(row) for row in last.rows[: last.header_rows]]
+    for row in block.rows:
+        cells = [""] * len(last.columns)
+        for i, text in zip(into, row, strict=True):
+            cells[i] = f"{cells[i]} {text}".strip()
+        rows.append(cells)
+    return WordTable(
+        label=last.label,
+        page=block.page,
+        rows=rows,
+        header_rows=last.header_rows,
+        caption=last.caption,
+        box=block.box,
+        rotation=block.rotation,
+        columns=last.columns,
+        bottom=block.bottom,
+    )

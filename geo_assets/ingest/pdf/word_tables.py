@@ -28,6 +28,10 @@ over the ratio columns, "Ages and 2s Absolute Errors (Ma)" over the age columns,
 over its group) names every column of its group, when the bottom header row prints one header under
 two groups ("206Pb/238U" as a ratio and as an age); such a line is no continuation of the caption.
 
+Blocks without a caption (a bare table, a DataFrame) take the header lines set as a table's header
+above their data; data lines that open a page under no header come back headless (``WordTable.headless``)
+for :func:`.bare_tables.continue_table` to match with the previous page's last table.
+
 The grid comes back header rows first, like GROBID's ``<table>``; cells are strings.
 
 Text set sideways (a landscape table on a portrait page, drawn with a turned text matrix or shown
@@ -56,6 +60,7 @@ _NUMBER = re.compile(
 _CAPTION = re.compile(r"^(?:Table|TABLE)\s*(?P<num>[A-Z]?S?\d{1,3}[a-z]?)(?P<after>[.:|—–-].*|)$")
 _MAX_HEADER = 12
 _MAX_GAP_LINES = 3
+_MAX_RUNNING_HEAD = 2  # lines above a page's first table row that may be its running head
 _WORD_SETTINGS: dict[str, Any] = {
     "x_tolerance": 1.5, "y_tolerance": 2, "keep_blank_chars": False, "extra_attrs": ["size"]
 }  # fmt: skip
@@ -107,6 +112,15 @@ class WordTable:
     caption: str = ""
     box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # x0, top, x1, bottom on the page
     rotation: int = 0  # degrees the page was turned clockwise to read the table upright
+    # each column's x-range in the frame the table was read in (a continued page is matched on them)
+    columns: list[tuple[float, float]] = field(default_factory=list)
+    bottom: float = 0.0  # the last line's bottom in that frame: which table ends a page
+
+    @property
+    def headless(self) -> bool:
+        """Data lines at the top of a page under no header and no caption: a table's continuation
+        when they line up with the previous page's last table (:func:`.bare_tables.continue_table`)."""
+        return not self.label and self.header_rows == 0
 
 
 def is_number(text: str) -> bool:
@@ -384,7 +398,9 @@ def _uncaptioned(
     lines: list[_Line], taken: list[tuple[float, float, float, float]], page: int, width: float
 ) -> list[WordTable]:
     """Blocks of three or more data lines with a header line right above them and no caption (a
-    notebook's printed DataFrame, a supplement's bare table); their label is empty."""
+    notebook's printed DataFrame, a supplement's bare table); their label is empty. Data lines that
+    open the page under no header at all come back headless (no header rows): the rest of a table
+    the previous page began, if they line up with it."""
     free = [ln for ln in lines if not any(b[1] - 1 <= ln.top <= b[3] + 1 for b in taken)]
     out: list[WordTable] = []
     i = 0
@@ -395,13 +411,47 @@ def _uncaptioned(
         run = _run(free, i, width)
         data = [ln for ln in run if _is_data(ln)]
         end = free.index(run[-1]) + 1
-        header = _header(free[:i], run[0].top, None, width)[-1:]
-        if len(data) >= 3 and header:
+        header = _bare_header(_header(free[:i], run[0].top, None, width), run)
+        if (len(data) >= 3 and header) or (not header and _opens_page(lines, run[0], width)):
             table = _grid("", page, header, run, "")
             if table is not None:
                 out.append(table)
         i = max(end, i + 1)
     return out
+
+
+def _bare_header(lines: list[_Line], body: list[_Line]) -> list[_Line]:
+    """The header lines of a table without a caption: the line right above its data, and the lines
+    above that while they are set as a table's header is, in phrases apart ("ζ  Number" over
+    "(residual  of" over "error)  earthquakes"), or as one word over a column right of the row
+    labels. A line set as running text (a notebook's code line, a title) ends the header."""
+    if not lines:
+        return []
+    columns = _columns([ln for ln in body if _is_data(ln)])
+    label_end = columns[0][1] if columns else 0.0
+    header = [lines[-1]]
+    for line in reversed(lines[:-1]):
+        alone = len(line.words) == 1 and line.words[0].x0 > label_end
+        if (_one_run(line) and not alone) or _row_of_another(line, label_end, body):
+            break
+        header.insert(0, line)
+    return header
+
+
+def _row_of_another(line: _Line, label_end: float, body: list[_Line]) -> bool:
+    """A row of another block above (a DataFrame's columns wrapped into blocks, "1  …  100
+    Fluid+Magma"): it has a row label and a number, or its row label is one of this block's."""
+    first = line.words[0]
+    labels = {ln.words[0].text for ln in body}
+    numbered = any(is_number(w.text) for w in line.words)
+    return first.x0 < label_end and (numbered or first.text in labels)
+
+
+def _opens_page(lines: list[_Line], first: _Line, span: float) -> bool:
+    """Whether a data line is the first thing on its page: above it at most a running head and a
+    page number (short lines, no numbers of a table's row, no prose)."""
+    above = [ln for ln in lines if ln.bottom <= first.top + 0.5 and ln is not first]
+    return len(above) <= _MAX_RUNNING_HEAD and not any(_is_data(ln) or _is_prose(ln, span) for ln in above)
 
 
 def _one_run(line: _Line) -> bool:
@@ -493,7 +543,8 @@ def _header(lines: list[_Line], data_top: float, caption_top: float | None, span
     header: list[_Line] = []
     last_top = data_top
     for line in above:
-        if _is_prose(line, span) or _is_data(line) or len(header) >= _MAX_HEADER:
+        # a header line of many column heads is as long as prose but set in phrases apart
+        if (_is_prose(line, span) and _one_run(line)) or _is_data(line) or len(header) >= _MAX_HEADER:
             break
         if last_top - line.top > 2.5 * max(line.words[0].size, 6.0) and caption_top is None:
             break
@@ -623,4 +674,13 @@ def _grid(label: str, page: int, header: list[_Line], body: list[_Line], caption
         max(w.x1 for w in flat),
         max(w.bottom for w in flat),
     )
-    return WordTable(label=label, page=page, rows=rows, header_rows=len(header), caption=caption, box=box)
+    return WordTable(
+        label=label,
+        page=page,
+        rows=rows,
+        header_rows=len(header),
+        caption=caption,
+        box=box,
+        columns=columns,
+        bottom=body[-1].bottom,
+    )

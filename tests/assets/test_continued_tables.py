@@ -1,0 +1,87 @@
+"""A table carried onto the next page without its header or a caption line (a long supplement table,
+a report's appendix, a DataFrame over a page break) keeps its header, label and rows there
+(:func:`geo_assets.ingest.pdf.bare_tables.continue_table`); a table without a caption keeps every line
+of its header (:mod:`geo_assets.ingest.pdf.word_tables`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from geo_assets.ingest.pdf import pdf_to_tei
+from geo_assets.ingest.pdf.bare_tables import continue_table
+from geo_assets.ingest.pdf.word_tables import WordTable
+from geo_assets.ingest.tei import tei_to_paper
+from geo_assets.measurements.table_values import extract_table_values, header_rows
+from geo_rag_runtime.models import Caption
+
+# USGS Open-File Report 2009-1136 (public domain), pages 50-51 and 60-61: an appendix table without a
+# caption over two pages, and Table 1 whose second page prints neither caption nor header
+JAISWAL = (
+    Path(__file__).parents[1] / "fixtures" / "papers" / "Jaiswal2009_USGS_OFR_tables_pages_50-51_60-61.pdf"
+)
+
+
+@pytest.fixture(scope="module")
+def tables() -> list[Caption]:
+    tei = pdf_to_tei(JAISWAL)
+    paper = tei_to_paper(tei, paper_id="p", source_file=JAISWAL.name, sha256="0" * 64)
+    return [c for c in paper.captions if c.kind == "table"]
+
+
+def _values(caption: Caption) -> dict[tuple[str, str], float]:
+    return {(v.row, v.column): v.value for v in extract_table_values(caption.rows, caption.text)}
+
+
+def test_a_captioned_table_carried_over_keeps_its_label_and_header(tables: list[Caption]) -> None:
+    first, rest = (c for c in tables if c.label == "Table 1")
+    assert (first.page, rest.page) == (3, 4)
+    assert rest.text == "(continued)"
+    head = header_rows(first.rows)
+    assert len(head) >= 5 and rest.rows[: len(head)] == head  # the first page's header, carried over
+    assert ["38", "Georgia", "114", "132", "6", "22"] in rest.rows
+    values = _values(rest)
+    assert (
+        values["Georgia", "Maximum shaking deaths (10 or more) due to any single earthquake since 1900"]
+        == 114
+    )
+    assert values["Panama", "Average shaking deaths per earthquake since 1900"] == 5
+    assert len(values) == 17 * 4
+
+
+def test_a_table_without_caption_keeps_its_header_lines_on_both_pages(tables: list[Caption]) -> None:
+    one, two = (c for c in tables if c.label.startswith("Uncaptioned table"))
+    assert (one.label, two.label) == ("Uncaptioned table, page 1", "Uncaptioned table, page 2")
+    assert one.rows[:3] == two.rows[:3]  # three header lines, carried to the second page
+    assert one.rows[1][:4] == ["Country Name", "ISO code", "Theta", "Beta"]
+    values = _values(two)
+    assert values["Cambodia / KH", "Theta"] == 13.71
+    # the wrapped "ζ (residual error)" is a quantity of its own, not Beta's uncertainty
+    assert values["Cambodia / KH", "ζ (residual error)"] == 1.89
+    assert values["Cambodia / KH", "Number of earthquakes"] == 110
+    assert not any(v.uncertainty for v in extract_table_values(two.rows, two.text))
+
+
+def _table(columns: list[tuple[float, float]], rows: list[list[str]], header_rows: int) -> WordTable:
+    return WordTable("", 1, rows, header_rows, columns=columns, bottom=700.0)
+
+
+def test_lines_that_do_not_line_up_with_the_last_table_are_not_its_continuation() -> None:
+    last = _table([(70, 110), (150, 180), (220, 250), (290, 320)], [["Sample", "SiO2", "MgO", "CaO"],
+                  ["KL-1", "49.8", "7.2", "11.0"]], 1)  # fmt: skip
+    aligned = WordTable(
+        "", 2, [["KL-2", "50.1", "6.9", "10.8"]], 0, columns=[(72, 100), (152, 178), (222, 248), (292, 318)]
+    )
+    carried = continue_table([last], aligned)
+    assert carried is not None and carried.rows == [
+        ["Sample", "SiO2", "MgO", "CaO"],
+        ["KL-2", "50.1", "6.9", "10.8"],
+    ]
+    assert carried.page == 2 and carried.header_rows == 1
+    # an equation's numbers between the columns, and a row with nothing in the label column
+    between = WordTable("", 2, [["1.5", "3.2", "0.7"]], 0, columns=[(120, 140), (190, 210), (260, 280)])
+    unlabelled = WordTable("", 2, [["6.9", "10.8"]], 0, columns=[(222, 248), (292, 318)])
+    assert continue_table([last], between) is None
+    assert continue_table([last], unlabelled) is None
+    assert continue_table([], aligned) is None
