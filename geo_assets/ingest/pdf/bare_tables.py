@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from geo_assets.ingest.pdf.tables import PageTable
@@ -146,14 +147,5 @@ def continue_table(previous: Sequence[WordTable], block: WordTable) -> WordTable
         for i, text in zip(into, row, strict=True):
             cells[i] = f"{cells[i]} {text}".strip()
         rows.append(cells)
-    return WordTable(
-        label=last.label,
-        page=block.page,
-        rows=rows,
-        header_rows=last.header_rows,
-        caption=last.caption,
-        box=block.box,
-        rotation=block.rotation,
-        columns=last.columns,
-        bottom=block.bottom,
-    )
+    # the last table's label, caption, header rows and columns; the block's page, place and lines
+    return replace(last, page=block.page, rows=rows, box=block.box, bottom=block.bottom)
