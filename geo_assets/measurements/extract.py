@@ -136,13 +136,14 @@ def _table_rows(
         start = block.char_start if block else -1
         holder = _chunk_at(chunks, start) if block else None
         lender = _lender(caption, captions)
+        # a continued page's caption says only "(continued)": the unit its first page's caption
+        # gives every cell ("Major elements (wt.%)") holds there too
+        said = f"{caption.text} {lender.text}" if lender and _CONTINUED.match(caption.text) else caption.text
         try:
-            values = extract_table_values(caption.rows, caption.text, lender.text if lender else "")
+            values = extract_table_values(caption.rows, said, lender.text if lender else "")
             if not values and lender is not None and lender.rows and _CONTINUED.match(caption.text):
                 # a continued page that does not repeat the header: the first page's header rows
-                values = extract_table_values(
-                    [*header_rows(lender.rows), *caption.rows], caption.text, lender.text
-                )
+                values = extract_table_values([*header_rows(lender.rows), *caption.rows], said, lender.text)
         except Exception as exc:  # a malformed table loses its rows, never the paper's others
             log.warning("%s %s: table skipped (%s: %s)", cleaned.source_file, label, type(exc).__name__, exc)
             continue

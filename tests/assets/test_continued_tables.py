@@ -85,3 +85,28 @@ def test_lines_that_do_not_line_up_with_the_last_table_are_not_its_continuation(
     assert continue_table([last], between) is None
     assert continue_table([last], unlabelled) is None
     assert continue_table([], aligned) is None
+
+
+def test_a_continued_page_takes_the_unit_its_first_page_s_caption_gives() -> None:
+    """The unit a caption gives every cell ("(wt.%)") holds on the pages that say only "(continued)"."""
+    from geo_assets.ingest.cleaned_paper import clean_paper
+    from geo_assets.measurements.extract import paper_measurements
+    from geo_rag_runtime.models import Paper, Section
+
+    header = [["Sample", "SiO2", "MgO"]]
+    captions = [
+        Caption(kind="table", label="Table 2", page=4, text="Major element compositions (wt.%) of the basalts",
+                rows=[*header, ["KL-1", "49.82", "7.21"], ["KL-2", "50.14", "6.87"]]),
+        Caption(kind="table", label="Table 2", page=5, text="(continued)",
+                rows=[*header, ["KL-3", "48.96", "8.03"]]),
+    ]  # fmt: skip
+    paper = Paper(
+        paper_id="p7", source_file="t.pdf", title="Basalts", sha256="0" * 64,
+        sections=[Section(heading="Results", paragraphs=["Table 2 gives the compositions."])], captions=captions,
+    )  # fmt: skip
+    rows = [r for r in paper_measurements(clean_paper(paper), [], paper.captions) if r.source_type == "table"]
+    assert {(r.sample, r.analyte, r.value, r.unit, r.page) for r in rows if r.sample == "KL-3"} == {
+        ("KL-3", "SiO2", 48.96, "wt.%", 5),
+        ("KL-3", "MgO", 8.03, "wt.%", 5),
+    }
+    assert {r.unit for r in rows} == {"wt.%"}
