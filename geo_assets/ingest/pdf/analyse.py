@@ -52,8 +52,11 @@ def _word_tables(page: Any, number: int, source: str, before: list[WordTable]) -
     try:
         out = []
         for table in page_word_tables(page, number):
-            kept = continue_table(before, table) if table.headless else table
-            if kept is not None and (kept.label or is_bare_table(kept, page)):
+            if table.headless:  # its own lines must look like data too, whichever table they carry on
+                kept = continue_table(before, table) if is_bare_table(table, page) else None
+            else:
+                kept = table if table.label or is_bare_table(table, page) else None
+            if kept is not None:
                 out.append(kept)
         return out
     except Exception as exc:  # a table we cannot read keeps its caption; it never fails the paper
