@@ -422,9 +422,10 @@ def _uncaptioned(
 
 def _bare_header(lines: list[_Line], body: list[_Line]) -> list[_Line]:
     """The header lines of a table without a caption: the line right above its data, and the lines
-    above that while they are set as a table's header is, in phrases apart ("ζ  Number" over
-    "(residual  of" over "error)  earthquakes"), or as one word over a column right of the row
-    labels. A line set as running text (a notebook's code line, a title) ends the header."""
+    above it while they are set the way a table's header is: in phrases apart ("ζ  Number" over
+    "(residual  of" over "error)  earthquakes"), or one word over a column right of the row labels.
+    A line set as running text (a notebook's code line, a title) ends the header, and so does a row
+    of another block."""
     if not lines:
         return []
     columns = _columns([ln for ln in body if _is_data(ln)])
