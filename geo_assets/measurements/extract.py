@@ -130,9 +130,14 @@ def _table_rows(
     ``named``: the sample names the paper's text prints (see the module docstring)."""
     blocks = [s for s in cleaned.sections if s.kind == "tables"]
     out: list[Measurement] = []
+    seen: dict[str, int] = {}
     for caption in (c for c in captions if c.kind == "table" and c.rows):
         label = table_heading(caption)
-        block = next((b for b in blocks if b.heading == label), None)
+        # the cleaned text has one block per table caption with cells, in the same order: a table's
+        # second page ("(continued)") is its label's second block, and its rows are cited there
+        same = [b for b in blocks if b.heading == label]
+        nth = seen[label] = seen.get(label, -1) + 1
+        block = same[nth] if nth < len(same) else (same[0] if same else None)
         start = block.char_start if block else -1
         holder = _chunk_at(chunks, start) if block else None
         lender = _lender(caption, captions)

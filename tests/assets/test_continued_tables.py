@@ -104,9 +104,13 @@ def test_a_continued_page_takes_the_unit_its_first_page_s_caption_gives() -> Non
         paper_id="p7", source_file="t.pdf", title="Basalts", sha256="0" * 64,
         sections=[Section(heading="Results", paragraphs=["Table 2 gives the compositions."])], captions=captions,
     )  # fmt: skip
-    rows = [r for r in paper_measurements(clean_paper(paper), [], paper.captions) if r.source_type == "table"]
+    cleaned = clean_paper(paper)
+    rows = [r for r in paper_measurements(cleaned, [], paper.captions) if r.source_type == "table"]
     assert {(r.sample, r.analyte, r.value, r.unit, r.page) for r in rows if r.sample == "KL-3"} == {
         ("KL-3", "SiO2", 48.96, "wt.%", 5),
         ("KL-3", "MgO", 8.03, "wt.%", 5),
     }
     assert {r.unit for r in rows} == {"wt.%"}
+    # each page's rows are cited at that page's block of the cleaned text
+    for row in rows:
+        assert row.sample in cleaned.text[row.char_start : row.char_end], row
