@@ -634,9 +634,93 @@ def cmd_up(stack: Stack) -> int:
                 "the services started so far keep running: `scripts/stack down` stops them", file=sys.stderr
             )
             return 1
+    try:
+        reexecute_orphaned_runs(stack, print)
+    except (OSError, StackError, subprocess.SubprocessError) as exc:
+        print(f"error: runs left by a killed run worker could not be checked: {exc}", file=sys.stderr)
+        return 1
     print(f"UI {stack.url('webserver')} · API {stack.url('api')} (token: `scripts/stack env`)")
     print(f"watched folder {stack.papers} · logs {stack.path('logs')}")
     return 0
+
+
+# The run workers are children of the code server; Dagster's run monitoring cannot ask
+# DefaultRunLauncher whether one lives, so a run whose worker died with the code server's processes
+# (``down`` mid-run, a crash, the OOM killer) would stay STARTED with its pool slots, and every later
+# run would wait for them. geo_assets.cli.runs.recover_orphaned_runs marks such runs failed by the
+# worker pid they logged (this host's processes) and frees their slots; ``up`` then re-executes them.
+_RECOVER = """
+import json, os, sys
+import dagster as dg
+from geo_assets.cli.runs import recover_orphaned_runs
+
+def alive(pid, logged_at):
+    # the process with that pid, unless it started after the worker logged it (a reused pid)
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        if fields[0] == "Z":  # exited, not yet reaped
+            return False
+        ticks = int(fields[19])
+        with open("/proc/stat") as f:
+            boot = next(int(line.split()[1]) for line in f if line.startswith("btime"))
+    except (OSError, ValueError, IndexError, StopIteration):
+        return False
+    return boot + ticks / os.sysconf("SC_CLK_TCK") <= logged_at + 2
+
+with dg.DagsterInstance.get() as instance:
+    runs = recover_orphaned_runs(instance, alive)
+    print(json.dumps([[r.run_id, r.tags.get("dagster/partition", r.job_name)] for r in runs]))
+"""
+
+REEXECUTE = """mutation($id: String!) { launchRunReexecution(reexecutionParams: {parentRunId: $id, strategy: FROM_FAILURE}) {
+  __typename ... on LaunchRunSuccess { run { runId } } ... on PythonError { message } } }"""
+
+
+def reexecute_orphaned_runs(stack: Stack, say: Callable[[str], None]) -> None:
+    """Runs left STARTED by a run worker that is gone: marked failed, then re-executed from failure
+    through the UI's API (what an operator would do by hand), each said in one line."""
+    done = subprocess.run(
+        [str(BIN / "python"), "-c", _RECOVER],
+        env={**os.environ, **stack.client_env()},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if done.returncode != 0:
+        raise StackError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "no output")
+    for run_id, what in json.loads(done.stdout.strip().splitlines()[-1]):
+        answer = _reexecute(stack, run_id)
+        again = answer["run"]["runId"][:8] if answer.get("__typename") == "LaunchRunSuccess" else None
+        say(
+            f"recovered  run {run_id[:8]} ({what}) was left STARTED by a run worker that is gone: marked "
+            "failed, "
+            + (
+                f"re-executed from failure as run {again}"
+                if again
+                else f"not re-executed ({answer}): use the UI's Re-execute from failure"
+            )
+        )
+
+
+RELOAD = """mutation { reloadRepositoryLocation(repositoryLocationName: "geo_assets") { __typename } }"""
+
+
+def _reexecute(stack: Stack, run_id: str, timeout_s: float = 90.0) -> dict[str, Any]:
+    """The UI's "Re-execute from failure"; a UI that still holds the restarted code server's old
+    connection reloads the code location first (the mutation fails until it has)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            answer: dict[str, Any] = graphql(stack, REEXECUTE, {"id": run_id})["launchRunReexecution"]
+            if answer["__typename"] == "LaunchRunSuccess" or time.monotonic() > deadline:
+                return answer
+        except (OSError, StackError) as exc:
+            if time.monotonic() > deadline:
+                return {"error": str(exc)}
+        with contextlib.suppress(OSError, StackError):
+            graphql(stack, RELOAD)
+        time.sleep(3)
 
 
 def cmd_down(stack: Stack) -> int:

@@ -7,13 +7,21 @@ its steps claimed, and the next ingest's steps wait for those slots forever. The
 (``geo_rag_runtime.home_lock``, an ``fcntl`` lock the kernel releases when its holder dies) proves that no other
 ``geo-rag ingest`` of this home is alive, so :func:`recover_dead_runs` may mark the command line's
 unfinished runs failed and free every slot held by a run that is not running.
+
+Daemon-launched runs have the same gap: DefaultRunLauncher's run workers are children of the code
+server, and Dagster's run monitoring cannot ask that launcher whether a worker lives, so a run whose
+worker was killed (the code server's process group stopped or crashed mid-run) stays ``STARTED``
+with its pool slots. :func:`recover_orphaned_runs` finds them by the worker pid the run logged
+("Started process for run (pid: N)"); ``scripts/stack up`` calls it on its host and re-executes them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import dagster as dg
 
-__all__ = ["failure_messages", "recover_dead_runs"]
+__all__ = ["failure_messages", "recover_dead_runs", "recover_orphaned_runs", "worker_pid"]
 
 _UNFINISHED = [
     dg.DagsterRunStatus.QUEUED,
@@ -64,3 +72,39 @@ def recover_dead_runs(instance: dg.DagsterInstance, reason: str = "cli-ingest") 
                 storage.free_concurrency_slots_for_run(run_id)
                 lines.append(f"recovered: freed the pool slots of finished run {run_id[:8]}")
     return lines
+
+
+def worker_pid(instance: dg.DagsterInstance, run_id: str) -> tuple[int, float] | None:
+    """The pid of the run's worker process and when it logged it (its "Started process for run"
+    event; a Unix time)."""
+    for record in instance.all_logs(run_id, of_type=dg.DagsterEventType.ENGINE_EVENT):
+        event = record.dagster_event
+        data = event.engine_event_data if event is not None else None
+        pid = data.metadata.get("pid") if data is not None else None
+        if pid is not None and str(pid.value).isdigit():
+            return int(str(pid.value)), record.timestamp
+    return None
+
+
+def recover_orphaned_runs(
+    instance: dg.DagsterInstance, alive: Callable[[int, float], bool]
+) -> list[dg.DagsterRun]:
+    """Runs left ``STARTED`` whose worker process is gone (``alive(pid, logged_at)`` is false: no
+    process has that pid, or one that started after the worker logged it, a reused pid): each is
+    marked failed with the reason and its pool slots are freed, so it can be re-executed from
+    failure and the runs queued behind its slots go on; returns them. A run that logged no worker
+    pid is left alone (its worker may still be starting)."""
+    out = []
+    for record in instance.get_run_records(dg.RunsFilter(statuses=[dg.DagsterRunStatus.STARTED])):
+        run = record.dagster_run
+        worker = worker_pid(instance, run.run_id)
+        if worker is None or alive(*worker):
+            continue
+        instance.report_run_failed(
+            run,
+            message=f"its run worker (pid {worker[0]}) is gone: the code server's processes were stopped "
+            "or crashed mid-run; marked failed by `scripts/stack up`, which re-executes it from failure",
+        )
+        instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
+        out.append(run)
+    return out

@@ -486,3 +486,28 @@ def test_restarting_postgres_mid_run_ends_in_a_complete_load(stack: Stack) -> No
 def stack_healthy(stack: Stack, service: str) -> bool:
     status = json.loads(stack_cmd(stack.folder, "status", "--json", check=False).stdout)
     return bool({r["service"]: r["healthy"] for r in status["services"]}[service])
+
+
+def test_killing_the_code_server_mid_run_is_recovered_by_up(stack: Stack) -> None:
+    """The code server and its run workers killed mid-run (SIGKILL on its process group: a crash, the
+    OOM killer, `down` while a run writes). Dagster's run monitoring cannot ask DefaultRunLauncher
+    whether a worker lives, so the run would stay STARTED with its pool slots and every later run
+    would wait for them. `scripts/stack up` restarts the code server, marks the run failed by the
+    worker pid it logged and re-executes it from failure; the stores end as a clean load."""
+    stack.wait_idle()
+    seen = {r["runId"] for r in stack.runs()}
+    rewrite_changed(stack, THIRD, b"\n\n\n\n")
+    run = started_changed_run(stack, seen)
+    time.sleep(5)  # well inside the run (a paper takes ~30 s or more)
+    os.killpg(stack.pid("code"), signal.SIGKILL)
+    wait_for("the code server to stop", lambda: not stack_healthy(stack, "code"), timeout=60, every=0.5)
+    time.sleep(2)
+    assert run_status(stack, run["runId"]) == "STARTED"  # nothing in Dagster notices by itself
+    up = stack_cmd(stack.folder, "up", "--no-llm").stdout
+    assert f"recovered  run {run['runId'][:8]}" in up and "re-executed from failure" in up, up
+    assert run_status(stack, run["runId"]) == "FAILURE"
+    rerun = next(r for r in stack.runs() if r["tags"].get("dagster/parent_run_id") == run["runId"])
+    wait_for("the re-execution", lambda: ended(stack, rerun["runId"]), timeout=400)
+    assert run_status(stack, rerun["runId"]) == "SUCCESS"
+    assert_equals_a_clean_load(stack)
+    assert THIRD.name in stack.cited_files(QUESTIONS[THIRD.name])
