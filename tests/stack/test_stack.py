@@ -498,7 +498,7 @@ def test_killing_the_code_server_mid_run_is_recovered_by_up(stack: Stack) -> Non
     seen = {r["runId"] for r in stack.runs()}
     rewrite_changed(stack, THIRD, b"\n\n\n\n")
     run = started_changed_run(stack, seen)
-    time.sleep(5)  # well inside the run (a paper takes ~30 s or more)
+    time.sleep(1)  # STARTED comes after the worker logged its pid; the run itself takes ~30 s or more
     os.killpg(stack.pid("code"), signal.SIGKILL)
     wait_for("the code server to stop", lambda: not stack_healthy(stack, "code"), timeout=60, every=0.5)
     time.sleep(2)
