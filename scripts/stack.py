@@ -650,26 +650,12 @@ def cmd_up(stack: Stack) -> int:
 # run would wait for them. geo_assets.cli.runs.recover_orphaned_runs marks such runs failed by the
 # worker pid they logged (this host's processes) and frees their slots; ``up`` then re-executes them.
 _RECOVER = """
-import json, os, sys
+import json
 import dagster as dg
-from geo_assets.cli.runs import recover_orphaned_runs
-
-def alive(pid, logged_at):
-    # the process with that pid, unless it started after the worker logged it (a reused pid)
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        if fields[0] == "Z":  # exited, not yet reaped
-            return False
-        ticks = int(fields[19])
-        with open("/proc/stat") as f:
-            boot = next(int(line.split()[1]) for line in f if line.startswith("btime"))
-    except (OSError, ValueError, IndexError, StopIteration):
-        return False
-    return boot + ticks / os.sysconf("SC_CLK_TCK") <= logged_at + 2
+from geo_assets.cli.runs import recover_orphaned_runs, worker_alive
 
 with dg.DagsterInstance.get() as instance:
-    runs = recover_orphaned_runs(instance, alive)
+    runs = recover_orphaned_runs(instance, worker_alive)
     print(json.dumps([[r.run_id, r.tags.get("dagster/partition", r.job_name)] for r in runs]))
 """
 

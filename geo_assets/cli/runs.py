@@ -17,11 +17,13 @@ with its pool slots. :func:`recover_orphaned_runs` finds them by the worker pid 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 import dagster as dg
 
-__all__ = ["failure_messages", "recover_dead_runs", "recover_orphaned_runs", "worker_pid"]
+__all__ = ["failure_messages", "recover_dead_runs", "recover_orphaned_runs", "worker_alive", "worker_pid"]
 
 _UNFINISHED = [
     dg.DagsterRunStatus.QUEUED,
@@ -84,6 +86,21 @@ def worker_pid(instance: dg.DagsterInstance, run_id: str) -> tuple[int, float] |
         if pid is not None and str(pid.value).isdigit():
             return int(str(pid.value)), record.timestamp
     return None
+
+
+def worker_alive(pid: int, logged_at: float) -> bool:
+    """Whether this host runs the process ``pid`` logged at ``logged_at`` (a Unix time): a process
+    with that pid that had started by then (one started later holds a reused pid) and has not
+    exited (a zombie has)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        boot = next(int(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                    if line.startswith("btime"))  # fmt: skip
+    except (OSError, ValueError, IndexError, StopIteration):
+        return False
+    if fields[0] == "Z":  # exited, not yet reaped
+        return False
+    return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK") <= logged_at + 2
 
 
 def recover_orphaned_runs(

@@ -60,7 +60,9 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     deps=[raw_pdf],
     group_name="ingest",
     kinds={"pdf", "xml"},
-    code_version="tei-7",  # 7: tables carried onto the next page, bare tables' header lines; 6: tables without a caption, group headers; 5: wide tables, short caption
+    # 7: tables carried onto the next page, bare tables' header lines; 6: tables without a caption,
+    # group headers; 5: wide tables under a short caption
+    code_version="tei-7",
     pool="grobid",
     output_required=False,
     check_specs=[dg.AssetCheckSpec("tei_non_empty", asset="tei_xml")],

@@ -16,7 +16,8 @@ from geo_rag_runtime.vocab import vocabulary_version
     group_name="measurements",
     kinds={"mongodb"},
     # 14: a sparse top header line heads its own column only; a wrapped header's "error)" is no
-    # uncertainty column; a continued page takes its first page's caption unit; 13: a name before its bracketed value is its sample; ratio columns in Ma are ages
+    # uncertainty column; a continued page takes its first page's caption unit and is cited at its
+    # own block; 13: a name before its bracketed value is its sample; ratio columns in Ma are ages
     code_version=f"measurements-14+vocab.{vocabulary_version()}",
     pool="docstore",
     check_specs=[dg.AssetCheckSpec("rows_with_sample", asset="measurements")],

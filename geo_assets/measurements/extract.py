@@ -143,10 +143,11 @@ def _table_rows(
         lender = _lender(caption, captions)
         # a continued page's caption says only "(continued)": the unit its first page's caption
         # gives every cell ("Major elements (wt.%)") holds there too
-        said = f"{caption.text} {lender.text}" if lender and _CONTINUED.match(caption.text) else caption.text
+        continued = lender is not None and bool(_CONTINUED.match(caption.text))
+        said = f"{caption.text} {lender.text}" if lender and continued else caption.text
         try:
             values = extract_table_values(caption.rows, said, lender.text if lender else "")
-            if not values and lender is not None and lender.rows and _CONTINUED.match(caption.text):
+            if not values and lender is not None and lender.rows and continued:
                 # a continued page that does not repeat the header: the first page's header rows
                 values = extract_table_values([*header_rows(lender.rows), *caption.rows], said, lender.text)
         except Exception as exc:  # a malformed table loses its rows, never the paper's others

@@ -44,3 +44,19 @@ def test_runs_whose_worker_is_gone_are_failed_and_free_their_slots() -> None:
         assert gone.run_id not in storage.get_concurrency_run_ids()
         assert storage.claim_concurrency_slot("grobid", live.run_id, "tei_xml").is_claimed
         assert recover_orphaned_runs(instance, alive=lambda pid, _at: pid == 4343) == []
+
+
+def test_a_worker_is_alive_only_as_the_process_that_logged_its_pid() -> None:
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from geo_assets.cli.runs import worker_alive
+
+    assert worker_alive(os.getpid(), time.time())
+    assert not worker_alive(os.getpid(), time.time() - 3600)  # a process started after the log: a reused pid
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    assert not worker_alive(int(done.stdout), time.time())  # exited
