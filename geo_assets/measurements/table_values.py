@@ -11,7 +11,12 @@ A table as the TEI gives it (rows of cell strings, header rows first — GROBID'
   column of numbers ("user 1 41 32 … ng rp sp": grain numbers as headers); a header cell left empty
   under a wider cell above it (a merged header) takes the text to its left; a sparse first header
   row is a group header over the columns that print only a number ("grain ID" → "grain ID 41");
-  mass numbers set apart from their element over lines are joined ("206 Pb/ 238 U" → "206Pb/238U");
+  mass numbers set apart from their element over lines are joined ("206 Pb/ 238 U" → "206Pb/238U"),
+  and an isotope or element over another in one column is a ratio set as a fraction ("207Pb" over
+  "206Pb" → "207Pb/206Pb", "Th" over "U" → "Th/U"); a row of footnote marks ("(a) (b) (c)") is no
+  header text; under a group header, a column that names no analyte is named by its own words
+  ("Pbc (pg)", not "Compositional Parameters Pbc (pg)"), and a ratio under a group of ages
+  ("Isotopic Ages" over "207Pb/206Pb") is an age;
 * a column's analyte comes from its header with the same grammar as running text
   (:mod:`geo_assets.measurements.text_values`: "SiO2", "87Sr/86Sr", "εNd(t)", "Tp (°C)", "t [Ma]";
   "206Pb/238U age (Ma)" is an age, and so is a ratio's column in Ma, Ga or ka: "206Pb/238U (Ma)",
@@ -33,7 +38,12 @@ A table as the TEI gives it (rows of cell strings, header rows first — GROBID'
 * a sample name's footnote mark ("z26*", "z21†") is no part of the name: sample "z26", the mark
   in ``notes``;
 * a row with text in its label cell only ("weighted mean 206Pb/238U age = 1096.19 ± 0.19 Ma") is a
-  sentence: its values as the text extractor reads them, the row text as ``row``;
+  sentence: its values as the text extractor reads them, the row text as ``row``; one with no value
+  that opens with a sample name ("PRI Partridge River intrusion …", "FC-4b Forest Center …",
+  "ECMB4") is a section row: the rows under it, down to the next section row, are analyses of that
+  sample (``sample`` the section's name, ``row`` "FC-4b / z1": grain numbers repeat from sample to
+  sample), and so are the sentences among them; a section row that names no sample
+  ("Standards") ends the section;
 * a cell is a number (unicode minus, thousands separators, trailing footnote marks a–f * † ‡
   removed), optionally "± u" or "u" in parentheses; "b.d.l.", "<LOD", "n.d.", "–" are flagged nulls
   (``value=None``, qualifier ``bdl``/``nd``), never zeros; "<0.01" keeps its qualifier; an empty
@@ -140,7 +150,46 @@ def _header_count(rows: Sequence[Sequence[str]], label: int = 0) -> int:
         if mostly_numbers and not (words_in_numbers and count < 3):
             break
         count += 1
+    if count >= 2 and _section_sample(" ".join(rows[count - 1][label].split()), rows[count:], label):
+        only_label = not any(c.strip() for j, c in enumerate(rows[count - 1]) if j != label)
+        count -= only_label  # the first section row under the header ("PRI Partridge River …")
     return min(count, max(len(rows) - 1, 0))
+
+
+# a header row of footnote marks only ("(a) (b) (c) …" under the column heads): no header text
+_MARK_CELL = re.compile(r"^(?:\(?[a-z]\)|[*†‡§¶]+)$")
+# an isotope or element alone in a header cell ("207Pb", "206Pb*", "Pbc", "Th"): stacked over
+# another one in the same column, the pair is a ratio printed as a fraction ("207Pb" over "206Pb")
+_STACKED = re.compile(r"^(?:\d{1,3})?(?P<symbol>[A-Z][a-z]?)[*c]?$")
+
+
+def _marks_row(row: Sequence[str]) -> bool:
+    filled = [c.strip() for c in row if c.strip()]
+    return len(filled) >= 3 and all(_MARK_CELL.match(c) for c in filled)
+
+
+def _stacked(upper: str, lower: str) -> bool:
+    """Whether ``upper`` over ``lower`` in one column is a ratio set as a fraction ("207Pb" over
+    "206Pb", "Th" over "U"); a lone N or C below is a normalisation mark, not a denominator."""
+    top = _STACKED.match(upper.split()[-1]) if upper.split() else None
+    bottom = _STACKED.match(lower.strip())
+    return (
+        top is not None
+        and bottom is not None
+        and top.group("symbol") in _SYMBOLS
+        and bottom.group("symbol") in _SYMBOLS
+        and lower.strip() not in {"N", "C"}
+    )
+
+
+def _own_header(rows: Sequence[Sequence[str]], i: int) -> str:
+    """Column ``i``'s header from ``rows`` alone (the lines under a group header), no cell spread."""
+    own = ""
+    for row in rows:
+        cell = " ".join(row[i].split())
+        if cell:
+            own = f"{own}{'/' if own and _stacked(own, cell) else ' '}{cell}".strip()
+    return _join_isotopes(own)
 
 
 def _headers(rows: Sequence[Sequence[str]], width: int) -> list[str]:
@@ -168,7 +217,8 @@ def _headers(rows: Sequence[Sequence[str]], width: int) -> list[str]:
                 filled[i] = filled[i - 1]
         for i, cell in enumerate(filled):
             if cell.strip():
-                columns[i] = f"{columns[i]} {cell.strip()}".strip()
+                joint = "/" if i and _stacked(columns[i], cell) else " "
+                columns[i] = f"{columns[i]}{joint}{cell.strip()}".strip()
     return [_join_isotopes(re.sub(r"\(cid:\d+\)", "", c)) for c in columns]  # glyphs without text
 
 
@@ -275,6 +325,8 @@ def _analyte_of(header: str, caption_unit: str) -> tuple[str, str, str] | None:
     time = _TIME_UNIT.search(plain) if analyte.kind == "ratio" else None
     if time:  # "206Pb/238U Age (Ma)", "Ages (Ma) 206Pb/238U": a ratio in time units is an age
         return "age", "age", time.group(1)
+    if analyte.kind == "ratio" and re.search(r"\bages?\b", plain, re.IGNORECASE):
+        return "age", "age", ""  # "Isotopic Ages" over "207Pb/206Pb": an age, its unit not printed
     own = _UNIT_FOR_KIND.get(analyte.kind, "")  # ratios, ε and δ carry their own unit
     unit = (
         _unit_in(plain[analyte.end :])
@@ -367,6 +419,8 @@ def extract_table_values(
     n_header = _header_count(rows, label)
     if n_header == 0:
         return []
+    head = [r for r in rows[:n_header] if not _marks_row(r)] or rows[:n_header]
+    rows, n_header = [*head, *rows[n_header:]], len(head)
     headers = _headers(rows[:n_header], width)
     caption_unit = _caption_unit(_plain(caption))
     column_units = {**caption_column_units(definitions), **caption_column_units(caption)}
@@ -411,23 +465,43 @@ def extract_table_values(
             header = f"{header} [{given}]"  # the caption's unit, as if the header printed it
         elif given and given not in _KNOWN_UNITS:
             worded[i] = given  # no ratio, no vocabulary unit: the caption's words go to the notes
+        own = _own_header(rows[1:n_header], i)
+        if own and _NOT_QUANTITY.match(_plain(own).strip(" .:")):
+            continue  # "corr. coef." under a group header ("Radiogenic Isotope Ratios")
         named = _analyte_of(header, caption_unit)
         if named is None:
             plain = " ".join(_plain(header).split())
             if _NOT_QUANTITY.match(plain.strip(" .:")) or len(plain) > 90 or not re.search(r"[^\W\d]", plain):
                 continue
+            top = rows[0][i].strip()
+            grouped = (
+                n_header > 1
+                and own
+                and top
+                and any(0 <= j < width and rows[0][j].strip() == top for j in (i - 1, i + 1))
+            )
+            if grouped:  # under a group header ("Compositional Parameters"): the column's own words
+                plain = " ".join(_plain(own).split())
             named = (plain, "other", _unit_in(plain))  # the header as printed names the quantity
         columns[i] = named
     sample_at = next((j for j in labels_at if headers and _SAMPLE_HEADER.search(_plain(headers[j]))), None)
     out: list[TableValue] = []
+    section = ""  # the sample a section row names for the rows under it
     for row in body:
         cells = row
         text = " ".join(cells[label].split())
         if text and not any(c.strip() for j, c in enumerate(cells) if j != label):
-            out += _free_text_row(text)  # "weighted mean 206Pb/238U age = 1096.19 ± 0.19 Ma"
+            said = _free_text_row(text)  # "weighted mean 206Pb/238U age = 1096.19 ± 0.19 Ma"
+            if not said:  # a section row: "PRI Partridge River intrusion (Duluth Complex …)"
+                section = _section_sample(text, body, label)
+            for found in said:
+                found.sample = section
+            out += said
             continue
         text = " / ".join(" ".join(cells[j].split()) for j in labels_at if cells[j].strip())
         sample, mark = _sample_name(" ".join(cells[sample_at].split())) if sample_at is not None else ("", "")
+        if section:  # the row label names a grain, fraction or spot of the section's sample
+            sample, mark, text = section, "", f"{section} / {text}"
         for i, (name, _kind, unit) in columns.items():
             value = _cell(cells[i])
             if value is None:
@@ -468,6 +542,32 @@ def _cell_notes(marks: str, sample_mark: str, *, relative: bool = False) -> list
     if sample_mark:
         notes.append(f"sample footnote mark {sample_mark!r}")
     return notes
+
+
+_SECTION_ID = re.compile(r"^(?P<id>[A-Za-z0-9]+(?:[-._][A-Za-z0-9]+)*)(?:\s+\S|$)")
+
+
+def _section_sample(text: str, body: Sequence[Sequence[str]], label: int) -> str:
+    """The sample a table's section row names for the rows under it: its first word when that is an
+    identifier with letters and digits ("FC-4b Forest Center anorthosite …", "BHVO-2 reference
+    material"), or an abbreviation in capitals ("PRI Partridge River intrusion …") over rows whose
+    labels are short grain, fraction or spot numbers (z1, z2, 3a); "" for a section row that names
+    no sample ("Secondary standards", "MORB glasses" over sample names)."""
+    match = _SECTION_ID.match(text)
+    if match is None:
+        return ""
+    ident = match.group("id")
+    if len(ident) > 16 or _names_analyte(ident):
+        return ""
+    if any(c.isdigit() for c in ident) and any(c.isalpha() for c in ident):
+        return ident
+    labels = [
+        " ".join(r[label].split())
+        for r in body
+        if r[label].strip() and any(c.strip() for c in r[label + 1 :])
+    ]
+    short = bool(labels) and all(len(x) <= 4 for x in labels)
+    return ident if ident.isupper() and 2 <= len(ident) <= 5 and short else ""
 
 
 def _samples_as_columns(

@@ -6,7 +6,8 @@ Sentences such as "SiO2 contents of 52.94–57.28 wt.%", "87Sr/86Sr = 0.70350 ±
 mentions and value groups:
 
 * a value group is a number, optionally a range (``–``, ``to``, ``from … to``), an uncertainty
-  (``±``) and a unit, with a qualifier in front (``~ ≈ ca. < > ≤ ≥``);
+  (``±``; the further ones ID-TIMS ages print after it, "± 0.19 (0.36) [1.15] Ma", go to the
+  notes) and a unit, with a qualifier in front (``~ ≈ ca. < > ≤ ≥``);
 * each value group belongs to the analyte mentioned last before it in the same clause; analytes
   listed one after another ("Al2O3, MgO and TiO2 contents of a, b and c, respectively") take the
   following value groups in order when the sentence says "respectively";
@@ -73,7 +74,9 @@ _VALUE_GROUP = re.compile(
     _QUALIFIER
     + rf"(?:(?P<between>between)\s+|from\s+)?(?P<lo>{_NUMBER})(?:\s*(?P<lo_unit>{_UNIT})(?![A-Za-z]))?"
     + rf"(?:(?:{_RANGE_SEP}|(?(between)\s+and\s+|(?!)))(?:[~∼≈]\s*)?(?P<hi>{_NUMBER}))?"
-    + rf"(?:(?:\s*(?:±|\+/-|\+/−)\s*|{_PLUS_MINUS_AS_SIX})(?P<unc>{_NUMBER})\s*(?P<unc_pct>%)?)?"
+    + rf"(?:(?:\s*(?:±|\+/-|\+/−)\s*|{_PLUS_MINUS_AS_SIX})(?P<unc>{_NUMBER})\s*(?P<unc_pct>%)?"
+    # ID-TIMS ages: "± 0.19 (0.36) [1.15] Ma", the uncertainty with tracer and with decay constants
+    + rf"(?P<more>(?:\s*\({_NUMBER}\))?(?:\s*\[{_NUMBER}\])?))?"
     + r"(?:\s*\+\s*(?P<unc_plus>\d+(?:\.\d+)?)\s*[−\-–]\s*(?P<unc_minus>\d+(?:\.\d+)?))?"
     + rf"(?:\s*(?P<unit>{_UNIT})(?![A-Za-z]))?"
     + r"(?:\s*\((?P<level>[12]\s*[σs]|2\s*SE|2\s*SD|1\s*SE|1\s*SD|95\s*%[^)]*)\))?"
@@ -422,6 +425,8 @@ def _row(analyte: _Analyte, match: re.Match[str], unit: str) -> TextValue:
     uncertainty = parse_number(match.group("unc")) if match.group("unc") else None
     if match.group("unc_pct"):
         notes.append("relative uncertainty (%)")
+    if match.group("more") and match.group("more").strip():
+        notes.append(f"further uncertainties as printed: {' '.join(match.group('more').split())}")
     if match.group("unc_plus"):
         plus, minus = parse_number(match.group("unc_plus")), parse_number(match.group("unc_minus"))
         if plus == minus:

@@ -273,3 +273,110 @@ def test_group_headers_over_ratio_and_age_columns_keep_both(tmp_path: Path) -> N
         ("age", 283.0, "Ma", 9.0, []),
     ]
     assert {v.sample for v in values} == {"LD-1", "LD-2"}
+
+
+def test_an_id_tims_table_with_sample_sections_stacked_ratios_and_footnote_marks(tmp_path: Path) -> None:
+    """A CA-ID-TIMS U–Pb table as geochronology supplements print it (GSA Data Repository "Table
+    DR1"): group headers over the compositional parameters, the isotope ratios and the ages; each
+    ratio set as a fraction over two header lines ("207Pb" over "206Pb"); a row of footnote marks
+    under the heads; the analyses grouped under a row that names their sample ("PRI Partridge River
+    intrusion …"), with grain numbers that repeat from sample to sample; a weighted-mean row after
+    each group. Values are illustrative; the layout is that of the format."""
+    import pdfplumber
+
+    from tests.assets.paper_builders import text_pdf
+
+    xs = (40, 100, 140, 185, 240, 295, 330, 385, 420, 465, 510, 540, 585)
+    top = {1: "Th", 2: "Pb*", 3: "206Pb", 4: "207Pb", 6: "206Pb", 8: "corr.", 9: "207Pb", 11: "206Pb"}
+    heads = (
+        "Sample",
+        "U",
+        "Pbc",
+        "204Pb",
+        "206Pb",
+        "% err",
+        "238U",
+        "% err",
+        "coef.",
+        "206Pb",
+        "±",
+        "238U",
+        "±",
+    )
+    marks = ("(a)", "(b)", "(c)", "(d)", "(e)", "(f)", "(e)", "(f)", "", "(g)", "(f)", "(g)", "(f)")
+
+    def row(*cells: str) -> list[tuple[float, str]]:
+        return [(x, c) for x, c in zip(xs, cells, strict=True) if c]
+
+    z = [("z1", "0.665", "599", "34763", "0.0761152", "0.042", "0.185393", "0.045", "0.967", "1098.10", "0.84",
+          "1096.37", "0.45"),
+         ("z2", "0.795", "470", "26480", "0.0760872", "0.042", "0.185388", "0.045", "0.974", "1097.37", "0.84",
+          "1096.34", "0.45"),
+         ("z3", "0.714", "415", "23809", "0.0760841", "0.043", "0.185375", "0.046", "0.959", "1097.29", "0.87",
+          "1096.27", "0.46")]  # fmt: skip
+    lines = [
+        (60.0, [(40.0, "Supplementary material")]),
+        (100.0, [(40.0, "Table DR1. Zircon chemical abrasion ID-TIMS U-Pb isotopic data")]),
+        (
+            114.0,
+            [
+                (100.0, "Compositional Parameters"),
+                (290.0, "Radiogenic Isotope Ratios"),
+                (503.0, "Isotopic Ages"),
+            ],
+        ),
+        (124.0, [(xs[i], text) for i, text in top.items()]),
+        (134.0, row(*heads)),
+        (144.0, row(*marks)),
+        (156.0, [(40.0, "PRI Partridge River intrusion (Duluth Complex layered series)")]),
+        *[(168.0 + 12 * i, row(*cells)) for i, cells in enumerate(z)],
+        (
+            204.0,
+            [
+                (
+                    190.0,
+                    "weighted mean 206Pb/238U age = 1096.19 ± 0.19 (0.36) [1.15] Ma (2s); MSWD = 0.45 (n=3)",
+                )
+            ],
+        ),
+        (216.0, [(40.0, "FC-4b Forest Center anorthosite (Duluth Complex anorthositic series)")]),
+        (228.0, row("z1", *z[0][1:])),
+        (240.0, row("z26*", *z[1][1:])),
+        (252.0, row("z3", *z[2][1:])),
+    ]
+    with pdfplumber.open(text_pdf(tmp_path / "dr1.pdf", lines)) as pdf:
+        (table,) = page_word_tables(pdf.pages[0], 1)
+    assert table.label == "Table DR1"  # a data repository item's table is captioned
+    assert (
+        table.rows[0][4:9] == ["Radiogenic Isotope Ratios"] * 5 and table.rows[0][9:] == ["Isotopic Ages"] * 4
+    )
+    assert table.rows[table.header_rows][0].startswith("PRI Partridge")  # the section row is no header line
+    values = extract_table_values(table.rows, table.caption)
+    first = [v for v in values if v.row == "PRI / z1"]
+    assert [(v.analyte, v.value, v.unit) for v in first] == [
+        ("Th/U", 0.665, "ratio"),  # "Th" over "U": a ratio set as a fraction
+        ("Pb*/Pbc", 599, ""),
+        ("206Pb/204Pb", 34763, "ratio"),
+        ("207Pb/206Pb", 0.0761152, "ratio"),
+        ("206Pb/238U", 0.185393, "ratio"),
+        ("age", 1098.10, ""),  # under "Isotopic Ages": the 207Pb/206Pb date, its unit not printed
+        ("age", 1096.37, ""),
+    ]  # "corr. coef." is no measured quantity; "% err" and "±" are uncertainties, not values
+    assert (first[3].uncertainty, first[3].notes) == (0.042, ["relative uncertainty (%)"])
+    assert (first[5].uncertainty, first[6].uncertainty) == (0.84, 0.45)
+    assert {v.sample for v in first} == {"PRI"}  # the section row names the sample; z1 is a grain of it
+    # grain numbers repeat from sample to sample: each row stays its own
+    assert {v.sample for v in values if v.row == "FC-4b / z1"} == {"FC-4b"} and "FC-4b / z26*" in {
+        v.row for v in values
+    }
+    (mean,) = [v for v in values if v.row.startswith("weighted mean") and v.analyte == "age"]
+    assert (mean.value, mean.uncertainty, mean.unit, mean.uncertainty_level, mean.sample) == (
+        1096.19,
+        0.19,
+        "Ma",
+        "2σ",
+        "PRI",
+    )
+    assert mean.notes == ["further uncertainties as printed: (0.36) [1.15]"]
+    assert len(values) == 6 * 7 + 2  # six analyses × seven values, and the weighted mean's age and MSWD
+    assert len({(v.row, v.column, v.analyte) for v in values}) == len(values)  # no cell read twice

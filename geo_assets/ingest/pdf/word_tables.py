@@ -25,8 +25,13 @@ For one page:
 
 A top header line of phrases set apart over groups of columns ("Isotopic Ratios and 2s (%) Errors"
 over the ratio columns, "Ages and 2s Absolute Errors (Ma)" over the age columns, each phrase centred
-over its group) names every column of its group, when the bottom header row prints one header under
-two groups ("206Pb/238U" as a ratio and as an age); such a line is no continuation of the caption.
+over its group or set at its left) names every column of its group, when the bottom header row
+prints one header under two groups ("206Pb/238U" as a ratio and as an age); such a line is no
+continuation of the caption, and no prose between a caption and its table. A row of footnote marks
+under the heads ("(a) (b) (c) …") is no bottom header row. A row that names a sample right above the
+first data row ("PRI  Partridge River intrusion …", or a lone "ECMB4") is the body's first free-text
+row, not a header line. Captions number tables as "Table 1", "Table S1", "Table A2" or, in a GSA
+Data Repository item, "Table DR1".
 
 Blocks without a caption (a bare table, a DataFrame) take the header lines set as a table's header
 above their data; data lines that open a page under no header come back headless (``WordTable.headless``)
@@ -57,7 +62,7 @@ _NUMBER = re.compile(
     r"^[(<>≤≥~±]?[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][+\-\u2212]?\d+)?"
     r"[)%]?[a-f*†‡§]?$"
 )
-_CAPTION = re.compile(r"^(?:Table|TABLE)\s*(?P<num>[A-Z]?S?\d{1,3}[a-z]?)(?P<after>[.:|—–-].*|)$")
+_CAPTION = re.compile(r"^(?:Table|TABLE)\s*(?P<num>(?:DR|[A-Z]?S?)\d{1,3}[a-z]?)(?P<after>[.:|—–-].*|)$")
 _MAX_HEADER = 12
 _MAX_GAP_LINES = 3
 _MAX_RUNNING_HEAD = 2  # lines above a page's first table row that may be its running head
@@ -411,7 +416,7 @@ def _uncaptioned(
         run = _run(free, i, width)
         data = [ln for ln in run if _is_data(ln)]
         end = free.index(run[-1]) + 1
-        header = _bare_header(_header(free[:i], run[0].top, None, width), run)
+        header, run = _section_row(_bare_header(_header(free[:i], run[0].top, None, width), run), run)
         if (len(data) >= 3 and header) or (not header and _opens_page(lines, run[0], width)):
             table = _grid("", page, header, run, "")
             if table is not None:
@@ -437,6 +442,33 @@ def _bare_header(lines: list[_Line], body: list[_Line]) -> list[_Line]:
             break
         header.insert(0, line)
     return header
+
+
+def _section_row(header: list[_Line], body: list[_Line]) -> tuple[list[_Line], list[_Line]]:
+    """(header, body) with a sample's heading row moved from the header to the body: the line right
+    above the first data row, at the row labels' edge, set as running text into the value columns
+    ("PRI  Partridge River intrusion (Duluth Complex layered series)" over that sample's zircons
+    z1, z2 …) or a lone identifier ("ECMB4" over its analyses), is the body's first free-text row,
+    like the same rows between later sample groups, not the bottom line of the header (a header
+    line is set in phrases apart, one per column). A page that goes on with a table opens with such
+    a row and no header at all."""
+    if not header:
+        return header, body
+    line = header[-1]
+    columns = _columns([ln for ln in body if _is_data(ln)])
+    if len(columns) < 2 or line.words[0].x0 > columns[0][1]:
+        return header, body
+    word = line.words[0].text
+    lone_id = len(line.words) == 1 and any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+    described = len(line.words) >= 2 and _one_run(line) and line.x1 > columns[1][0]
+    at_labels = abs(line.x0 - columns[0][0]) <= max(line.words[0].size, 4.0)
+    if (
+        at_labels
+        and (lone_id or (described and len(header) >= 2))
+        and not any(is_number(w.text) for w in line.words)
+    ):
+        return header[:-1], [line, *body]
+    return header, body
 
 
 def _row_of_another(line: _Line, label_end: float, body: list[_Line]) -> bool:
@@ -498,7 +530,9 @@ def _table_near(
         first = next((i for i, ln in enumerate(candidates[:40]) if _is_data(ln)), None)
         if first is None:
             continue
-        if downwards and (any(_is_prose(ln, span) for ln in candidates[:first]) or first > _MAX_HEADER):
+        # a group header line over the columns is as long as prose but set in phrases apart
+        prose = any(_is_prose(ln, span) and _one_run(ln) for ln in candidates[:first])
+        if downwards and (prose or first > _MAX_HEADER):
             continue
         run = _run(candidates, first, span)
         if len(run) < 2:
@@ -507,6 +541,7 @@ def _table_near(
         data_top = ordered[0].top
         pool = lines if downwards else above
         header = _header(pool, data_top, caption_bottom if downwards else None, span)
+        header, ordered = _section_row(header, ordered)
         return _grid(label, page, header, ordered, caption)
     return None
 
@@ -579,15 +614,12 @@ def _columns(data: list[_Line]) -> list[tuple[float, float]]:
 def _group_header(line: _Line, columns: list[tuple[float, float]], bottom: list[str]) -> list[str] | None:
     """The top header line as a group header, each phrase naming every column under it
     ("Isotopic Ratios and 2s (%) Errors" over the ratio columns, "Ages and 2s Absolute Errors (Ma)"
-    over the age columns); None when it is not one. It is one only when two or more phrases each
+    over the age columns; which columns, :func:`_groups`); None when it is not one. It is one only when two or more phrases each
     span two or more columns and the bottom header row prints one header under two of the groups
     ("206Pb/238U" as a ratio and as an age): only then do the groups tell columns apart, and a
     header line whose words merely sit close together keeps its own cells."""
     phrases = _phrases(line)
-    group_of: dict[int, int] = {}
-    for k, phrase in enumerate(phrases):
-        for i in _under(phrase, phrases, columns):
-            group_of.setdefault(i, k)
+    group_of = _groups(phrases, columns, bottom)
     if len(set(group_of.values())) < 2:
         return None
     seen: dict[str, int] = {}
@@ -621,17 +653,35 @@ def _phrases(line: _Line) -> list[list[_Word]]:
     return out
 
 
-def _under(phrase: list[_Word], phrases: list[list[_Word]], columns: list[tuple[float, float]]) -> list[int]:
-    """The columns a group header's phrase spans: none when the phrase itself lies over fewer than
-    two columns; else those whose middle lies under it, the phrase widened on both sides by half the
-    narrowest gap between the line's phrases (a group header is centred over its columns and
-    narrower than them; the gaps between phrases fall between groups)."""
-    x0, x1 = phrase[0].x0, phrase[-1].x1
-    if sum(min(b, x1) > max(a, x0) for a, b in columns) < 2:
-        return []  # over one column: that column's header, wrapped or set high
-    gaps = [b[0].x0 - a[-1].x1 for a, b in zip(phrases, phrases[1:], strict=False)]
+# a bottom header cell that heads the uncertainty of the column before it ("±", "% err", "2 SE")
+_UNCERTAINTY_HEAD = re.compile(r"^(?:±.*|\+/-.*|%\s*err.*|err(?:or)?\.?|[12]\s*(?:σ|s|SE|SD)\b.*|\(%\))$")
+
+
+def _groups(
+    phrases: list[list[_Word]], columns: list[tuple[float, float]], bottom: list[str]
+) -> dict[int, int]:
+    """Column → the group header phrase over it. A phrase that lies over fewer than two columns
+    heads none (that column's header, wrapped or set high). A group reaches from its phrase halfway
+    to the next phrase on each side: a group header is centred over its columns (or set at their
+    left) and the gaps between phrases fall between groups; the first and last groups reach out by
+    half the narrowest gap. An uncertainty column ("±", "% err") stays in its value column's group
+    when the boundary falls between them."""
+    spans = [(p[0].x0, p[-1].x1) for p in phrases]
+    gaps = [b[0] - a[1] for a, b in zip(spans, spans[1:], strict=False)]
     widen = min(gaps) / 2 if gaps else 0.0
-    return [i for i, (a, b) in enumerate(columns) if x0 - widen <= (a + b) / 2 <= x1 + widen]
+    group_of: dict[int, int] = {}
+    for k, (x0, x1) in enumerate(spans):
+        if sum(min(b, x1) > max(a, x0) for a, b in columns) < 2:
+            continue
+        left = (spans[k - 1][1] + x0) / 2 if k else x0 - widen
+        right = (x1 + spans[k + 1][0]) / 2 if k + 1 < len(spans) else x1 + widen
+        for i, (a, b) in enumerate(columns):
+            if left <= (a + b) / 2 <= right:
+                group_of.setdefault(i, k)
+    for i in range(1, min(len(columns), len(bottom))):
+        if i - 1 in group_of and _UNCERTAINTY_HEAD.match(bottom[i].strip()):
+            group_of[i] = group_of[i - 1]
+    return group_of
 
 
 def _put(cells: list[str], words: list[_Word], columns: list[tuple[float, float]]) -> None:
@@ -652,6 +702,12 @@ def _slot(word: _Word, columns: list[tuple[float, float]]) -> int:
     )
 
 
+def _marks(cells: list[str]) -> bool:
+    """A header row of footnote marks only ("(a) (b) (c) …")."""
+    filled = [c.strip() for c in cells if c.strip()]
+    return len(filled) >= 3 and all(re.fullmatch(r"\(?[a-z]\)|[*†‡§¶]+", c) for c in filled)
+
+
 def _grid(label: str, page: int, header: list[_Line], body: list[_Line], caption: str) -> WordTable | None:
     data = [ln for ln in body if _is_data(ln)]
     columns = _columns(data)
@@ -667,7 +723,9 @@ def _grid(label: str, page: int, header: list[_Line], body: list[_Line], caption
         _put(cells, line.words, columns)
         rows.append(cells)
     if len(header) > 1:
-        rows[0] = _group_header(header[0], columns, rows[len(header) - 1]) or rows[0]
+        # the bottom header row: the last one that is not footnote marks ("(a) (b) (c)" under the heads)
+        bottom = next((r for r in reversed(rows[1 : len(header)]) if not _marks(r)), rows[len(header) - 1])
+        rows[0] = _group_header(header[0], columns, bottom) or rows[0]
     flat = [w for ln in header + body for w in ln.words]
     box = (
         min(w.x0 for w in flat),
