@@ -16,7 +16,8 @@ A table as the TEI gives it (rows of cell strings, header rows first — GROBID'
   "206Pb" → "207Pb/206Pb", "Th" over "U" → "Th/U"); a row of footnote marks ("(a) (b) (c)") is no
   header text; under a group header, a column that names no analyte is named by its own words
   ("Pbc (pg)", not "Compositional Parameters Pbc (pg)"), and a ratio under a group of ages
-  ("Isotopic Ages" over "207Pb/206Pb") is an age;
+  ("Isotopic Ages" over "207Pb/206Pb") is an age, in the one time unit the table's own sentences
+  give ages in when its header prints none;
 * a column's analyte comes from its header with the same grammar as running text
   (:mod:`geo_assets.measurements.text_values`: "SiO2", "87Sr/86Sr", "εNd(t)", "Tp (°C)", "t [Ma]";
   "206Pb/238U age (Ma)" is an age, and so is a ratio's column in Ma, Ga or ka: "206Pb/238U (Ma)",
@@ -530,7 +531,22 @@ def extract_table_values(
                     sample=sample,
                 )
             )
-    return out
+    return _age_unit_from_sentences(out)
+
+
+def _age_unit_from_sentences(values: list[TableValue]) -> list[TableValue]:
+    """Age columns whose header prints no unit ("Isotopic Ages" over "206Pb/238U") take the one
+    time unit the table's own sentences give ages in ("weighted mean 206Pb/238U age = 1096.19 ±
+    0.19 Ma"), with a note; with no such sentence, or two units, they stay without one."""
+    said = {v.unit for v in values if v.analyte == "age" and not v.column and v.unit}
+    if len(said) != 1:
+        return values
+    unit = said.pop()
+    for value in values:
+        if value.analyte == "age" and value.column and not value.unit:
+            value.unit = unit
+            value.notes.append("unit from the table's weighted-mean rows")
+    return values
 
 
 def _cell_notes(marks: str, sample_mark: str, *, relative: bool = False) -> list[str]:

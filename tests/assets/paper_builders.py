@@ -119,24 +119,32 @@ def paper_from_pdf(path: Path) -> Paper:
 def text_pdf(path: Path, lines: list[tuple[float, list[tuple[float, str]]]]) -> Path:
     """A one-page PDF in Helvetica: each line is (y from the top, [(x, text), …]), 9 pt, the first
     line (the title) 14 pt."""
-    ops = []
-    for index, (top, words) in enumerate(lines):
-        for x, text in words:
-            escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-            size = 14 if index == 0 else 9
-            ops.append(f"BT /F1 {size} Tf {x:.1f} {792 - top:.1f} Td ({escaped}) Tj ET")
+    page = [(top, 14.0 if index == 0 else 9.0, words) for index, (top, words) in enumerate(lines)]
+    return pages_pdf(path, [page])
+
+
+def pages_pdf(path: Path, pages: list[list[tuple[float, float, list[tuple[float, str]]]]]) -> Path:
+    """A PDF of positioned Helvetica text, a page per list: each line is (y from the top, size in
+    points, [(x, text), …]) on a US Letter page."""
     writer = PdfWriter()
-    page = writer.add_blank_page(width=612, height=792)
     font = DictionaryObject({
         NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
         NameObject("/BaseFont"): NameObject("/Helvetica"), NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
     })  # fmt: skip
-    page[NameObject("/Resources")] = DictionaryObject(
-        {NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})}
-    )
-    content = DecodedStreamObject()
-    content.set_data("\n".join(ops).encode("latin-1"))
-    page[NameObject("/Contents")] = writer._add_object(content)
+    font_ref = writer._add_object(font)
+    for lines in pages:
+        ops = []
+        for top, size, words in lines:
+            for x, text in words:
+                escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+                ops.append(f"BT /F1 {size:g} Tf {x:.1f} {792 - top:.1f} Td ({escaped}) Tj ET")
+        page = writer.add_blank_page(width=612, height=792)
+        page[NameObject("/Resources")] = DictionaryObject(
+            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font_ref})}
+        )
+        content = DecodedStreamObject()
+        content.set_data("\n".join(ops).encode("latin-1"))
+        page[NameObject("/Contents")] = writer._add_object(content)
     buffer = io.BytesIO()
     writer.write(buffer)
     path.write_bytes(buffer.getvalue())

@@ -262,3 +262,41 @@ def test_image_only_and_non_pdf_inputs(tmp_path: Path) -> None:
         writer.write(handle)
     with pytest.raises(PdfError, match=r"locked\.pdf: cannot be opened"):
         pdf_to_tei(locked)
+
+
+def test_a_data_supplement_keeps_its_methods_text(tmp_path: Path) -> None:
+    """A data supplement: a page of methods text with no known section head ("Text S1"), then
+    pages of tables set small. Its tables print more characters than its prose, so the body font is
+    the prose's (read outside the tables), and the methods text past page 1 is the body, not front
+    matter that never ends."""
+    from tests.assets.paper_builders import pages_pdf
+
+    prose = (
+        "Zircon grains were separated by standard density and magnetic methods and annealed at",
+        "900 C for 60 hours before chemical abrasion in concentrated HF at 210 C for 12 hours.",
+        "Each grain was spiked with the EARTHTIME 205Pb-233U-235U tracer and dissolved in HF.",
+        "Lead and uranium were loaded on single rhenium filaments with a silica gel emitter and",
+        "measured on an Isotopx Phoenix mass spectrometer in dynamic Daly mode for lead isotopes.",
+    )
+    first = [(70.0, 14.0, [(72.0, "Supporting Information for the Duluth Complex paper")]),
+             (110.0, 11.0, [(72.0, "Text S1. U-Pb geochronology")]),
+             *[(130.0 + 13 * i, 11.0, [(72.0, line)]) for i, line in enumerate(prose)]]  # fmt: skip
+    more = (
+        "Apatite grains were picked from the same separates and mounted in epoxy for laser ablation",
+        "analysis, with Madagascar apatite as the primary reference material and McClure Mountain",
+        "apatite as the secondary one; common lead was corrected with the Stacey and Kramers model.",
+    )
+    second = [(72.0 + 13 * i, 11.0, [(72.0, line)]) for i, line in enumerate(more)]
+    xs = (72, 130, 190, 250, 310, 370, 430, 490)
+    table = [(70.0, 8.0, [(72.0, "Table S1. Zircon U-Pb isotopic data")]),
+             (84.0, 5.0, list(zip(xs, ("Grain", "Th/U", "Pb*/Pbc", "206Pb/204Pb", "207Pb/235U", "206Pb/238U",
+                                       "206Pb/238U age", "2s"), strict=True)))]  # fmt: skip
+    for i in range(90):
+        cells = (f"z{i + 1}", "0.665", "599", "34763", "1.94565", "0.185393", f"{1096 + i / 100:.2f}", "0.45")
+        table.append((92.0 + 7 * i, 5.0, list(zip(xs, cells, strict=True))))
+    tei = pdf_to_tei(pages_pdf(tmp_path / "supplement.pdf", [first, second, table]))
+    root = etree.fromstring(tei.encode())
+    body = " ".join(root.find(".//t:body", NS).itertext())
+    assert "Apatite grains were picked" in body and "EARTHTIME" in body  # the methods text is the body
+    (grid,) = root.findall(".//t:figure[@type='table']", NS)
+    assert len(grid.findall(".//t:row", NS)) == 91  # the header and 90 analyses

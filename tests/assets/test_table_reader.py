@@ -359,11 +359,12 @@ def test_an_id_tims_table_with_sample_sections_stacked_ratios_and_footnote_marks
         ("206Pb/204Pb", 34763, "ratio"),
         ("207Pb/206Pb", 0.0761152, "ratio"),
         ("206Pb/238U", 0.185393, "ratio"),
-        ("age", 1098.10, ""),  # under "Isotopic Ages": the 207Pb/206Pb date, its unit not printed
-        ("age", 1096.37, ""),
+        ("age", 1098.10, "Ma"),  # under "Isotopic Ages": the 207Pb/206Pb date, in the unit of the
+        ("age", 1096.37, "Ma"),  # table's weighted-mean row (the header prints none)
     ]  # "corr. coef." is no measured quantity; "% err" and "±" are uncertainties, not values
     assert (first[3].uncertainty, first[3].notes) == (0.042, ["relative uncertainty (%)"])
     assert (first[5].uncertainty, first[6].uncertainty) == (0.84, 0.45)
+    assert first[5].notes == ["unit from the table's weighted-mean rows"]
     assert {v.sample for v in first} == {"PRI"}  # the section row names the sample; z1 is a grain of it
     # grain numbers repeat from sample to sample: each row stays its own
     assert {v.sample for v in values if v.row == "FC-4b / z1"} == {"FC-4b"} and "FC-4b / z26*" in {
@@ -378,5 +379,40 @@ def test_an_id_tims_table_with_sample_sections_stacked_ratios_and_footnote_marks
         "PRI",
     )
     assert mean.notes == ["further uncertainties as printed: (0.36) [1.15]"]
+    unsaid = [r for r in table.rows if not r[0].startswith("weighted mean")]
+    assert {v.unit for v in extract_table_values(unsaid, table.caption) if v.analyte == "age"} == {""}
     assert len(values) == 6 * 7 + 2  # six analyses × seven values, and the weighted mean's age and MSWD
     assert len({(v.row, v.column, v.analyte) for v in values}) == len(values)  # no cell read twice
+
+
+def test_a_caption_that_ran_on_into_its_table_header_ends_where_the_table_s_caption_ends() -> None:
+    """The line reader joins a group header set close under a caption to the caption ("… isotopic
+    data Compositional Parameters"); the word reader knows where the caption ends. Words past that
+    end that are the table's header words go; a caption's own continuation (words not in the
+    header) stays."""
+    from geo_assets.ingest.pdf.analyse import _trim_captions
+    from geo_assets.ingest.pdf.document import Document
+    from geo_assets.ingest.pdf.word_tables import WordTable
+
+    table = WordTable(
+        label="Table DR1",
+        page=1,
+        rows=[
+            ["", "Compositional Parameters", "Isotopic Ages"],
+            ["Sample", "Th/U", "206Pb/238U"],
+            ["z1", "0.6", "1096"],
+        ],
+        header_rows=2,
+        caption="Table DR1. Zircon U-Pb isotopic data",
+    )
+    doc = Document()
+    doc.captions = [
+        ("table", "Table DR1", "Zircon U-Pb isotopic data Compositional Parameters"),
+        ("table", "Table 2", "Zircon U-Pb isotopic data Compositional Parameters"),  # another table's: kept
+    ]
+    _trim_captions(doc, [table])
+    assert doc.captions[0] == ("table", "Table DR1", "Zircon U-Pb isotopic data")
+    assert doc.captions[1][2].endswith("Compositional Parameters")
+    doc.captions = [("table", "Table DR1", "Zircon U-Pb isotopic data of the Duluth Complex anorthosites")]
+    _trim_captions(doc, [table])  # a caption's second line that the word reader did not take: kept
+    assert doc.captions[0][2].endswith("Duluth Complex anorthosites")

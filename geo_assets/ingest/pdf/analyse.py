@@ -115,9 +115,10 @@ def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
         raise PdfError(f"{source}: no text layer; OCR is not supported (run OCR first, e.g. ocrmypdf)")
 
     doc = Document()
-    body_size = _weighted_mode((ln.size, len(ln.text)) for ln in all_lines)
+    prose = _outside_tables(all_lines, worded)
+    body_size = _weighted_mode((ln.size, len(ln.text)) for ln in prose)
     fonts: Counter[str] = Counter()
-    for line in all_lines:
+    for line in prose:
         if abs(line.size - body_size) < 0.6:
             fonts[line.font] += len(line.text)
     body_font = fonts.most_common(1)[0][0] if fonts else ""
@@ -144,10 +145,45 @@ def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
     vocab, hyphenated = vocabulary(kept)
     assemble(doc, build_blocks(kept, body_size), body_size, vocab, hyphenated)
     kept_grids = {id(t) for t in doc.tables}
+    _trim_captions(doc, [t for t in worded if t.label])
     _sideways_captions(doc, [t for t in worded if t.label and t.rotation and id(grids[id(t)]) in kept_grids])
     _continued_captions(doc)
     _bare_captions(doc)
     return doc
+
+
+def _outside_tables(lines: list[Line], tables: list[WordTable]) -> list[Line]:
+    """The lines outside every table the word reader found (all lines when that leaves none): the
+    body font is the prose's, and a data supplement prints more characters in its tables (5 pt)
+    than in its methods text (11 pt), which would otherwise read as footnotes and be dropped."""
+    boxes: dict[int, list[tuple[float, float, float, float]]] = {}
+    for table in tables:
+        boxes.setdefault(table.page, []).append(table.box)
+
+    def inside(line: Line) -> bool:
+        return any(
+            x0 - 2 <= line.x0 and line.x1 <= x1 + 2 and top - 2 <= line.top and line.bottom <= bottom + 2
+            for x0, top, x1, bottom in boxes.get(line.page, [])
+        )
+
+    return [ln for ln in lines if not inside(ln)] or lines
+
+
+def _trim_captions(doc: Document, tables: list[WordTable]) -> None:
+    """A caption block that ran on into its table's header ("… isotopic data Compositional
+    Parameters", the first words of a group header set close below the caption) ends where the word
+    reader's caption ends, when every word past that end is a word of the table's header rows."""
+    for index, (kind, label, text) in enumerate(doc.captions):
+        if kind != "table":
+            continue
+        for table in (t for t in tables if t.label == label):
+            match = CAPTION.match(table.caption)
+            own = table.caption[match.end() :].strip(" .:|—–-") if match else ""
+            extra = text[len(own) :].split() if own and text.startswith(own) else []
+            header = {w for row in table.rows[: table.header_rows] for cell in row for w in cell.split()}
+            if extra and all(w in header for w in extra):
+                doc.captions[index] = (kind, label, own)
+                break
 
 
 def _continued_captions(doc: Document) -> None:

@@ -2,7 +2,9 @@
 
 The only step that knows the logical structure of a paper: a small state machine (front matter,
 abstract, body, skipped section, references) decides where each block belongs, joins paragraphs
-cut by a column or page break, and hands the reference lines to ``references``.
+cut by a column or page break, and hands the reference lines to ``references``. The front matter
+ends at the first known head, or at the first running text in the body font past page 1 (a data
+supplement has no "Introduction": its "Text S1" methods would otherwise never leave the front).
 """
 
 import re
@@ -105,6 +107,11 @@ def assemble(
         text = text_of(block)
         box = coords(block.lines)
         size = statistics.median(ln.size for ln in block.lines)
+        if state == "front" and _body_past_front(block.lines[-1].page, size, body_size, text):
+            # body text past page 1 and still no known head: the paper has none (a data
+            # supplement's "Text S1", "Table S1" …); its text is the body, not front matter
+            end_front()
+            state = "body"
         if state == "front":
             lead = _ABSTRACT_RUNIN.match(text)
             if lead:
@@ -139,6 +146,14 @@ def assemble(
         if sum(c.isalpha() for c in text) >= 15:
             doc.references.append(parse_reference(text))
     doc.sections = [s for s in doc.sections if s.paragraphs or s.heading]
+
+
+def _body_past_front(page: int, size: float, body_size: float, text: str) -> bool:
+    """A block that ends the front matter by itself: running text (12 words or more) in the body
+    font past the first page. Front matter (banners, authors, affiliations, the abstract) is on
+    the first page; a paper whose known heads never come keeps its text this way, and text before
+    a late first head is kept in the body rather than dropped."""
+    return page > 1 and abs(size - body_size) <= 0.6 and len(text.split()) >= 12
 
 
 def _read_keywords(doc: Document, block: Block, vocab: set[str], hyphenated: set[str]) -> None:

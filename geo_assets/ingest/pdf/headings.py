@@ -121,8 +121,8 @@ NUMBERED_HEAD = re.compile(
 _ROMAN_HEAD = re.compile(r"^(?P<n>(?:X{0,2})(?:IX|IV|V?I{1,3}|V))\.\s+(?P<t>[A-Z][^\n]{1,160})$")
 _APPENDIX_HEAD = re.compile(r"^(?P<n>Appendix\s+[A-Z0-9]+)[.:]?\s*(?P<t>.*)$", re.IGNORECASE)
 CAPTION = re.compile(
-    # "Table S1", "Figure A2", and a GSA Data Repository item's "Table DR1"
-    r"^(?P<kind>fig(?:ure)?s?\.?|table|tab\.)\s*(?P<num>(?:DR|[A-Z]?S?)\d{1,3}[a-z]?)"
+    # "Table S1", "Figure A2", "Figure SI1" and a GSA Data Repository item's "Table DR1"
+    r"^(?P<kind>fig(?:ure)?s?\.?|table|tab\.)\s*(?P<num>(?:DR|SI|[A-Z]?S?)\d{1,3}[a-z]?)"
     r"(?P<after>\s*[.:|—–-]|\s*$|\s+(?=[A-Z(]))",
     re.IGNORECASE,
 )

@@ -62,7 +62,7 @@ _NUMBER = re.compile(
     r"^[(<>≤≥~±]?[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][+\-\u2212]?\d+)?"
     r"[)%]?[a-f*†‡§]?$"
 )
-_CAPTION = re.compile(r"^(?:Table|TABLE)\s*(?P<num>(?:DR|[A-Z]?S?)\d{1,3}[a-z]?)(?P<after>[.:|—–-].*|)$")
+_CAPTION = re.compile(r"^(?:Table|TABLE)\s*(?P<num>(?:DR|SI|[A-Z]?S?)\d{1,3}[a-z]?)(?P<after>[.:|—–-].*|)$")
 _MAX_HEADER = 12
 _MAX_GAP_LINES = 3
 _MAX_RUNNING_HEAD = 2  # lines above a page's first table row that may be its running head
