@@ -10,6 +10,11 @@ Explicit-fact questions only: on the 186 hand-written corpus questions, rows in 
 implicit-reasoning questions evidence recall (0.789 → 0.776: the rows' tokens come out of the
 passages' budget), while explicit facts kept theirs (0.725 both ways).
 
+When the question names a sample that rows carry ("… of sample FC-4b?", FC4b and FC-4b alike), only
+that sample's rows are given. Among rows of one passage, those whose row label, column header or
+sentence share more of the question's words come first ("weighted mean 206Pb/238U age" picks the
+table's weighted-mean row over the grains' ratios).
+
 An analyte counts as named when the question's vocabulary entities name it ("87Sr/86Sr", "SiO2",
 "La/Yb" for the chondrite-normalized "(La/Yb)N"), when it is written as a word of the question
 ("Tp", "MSWD"), or, for ages, when the question asks for an age ("age", "dated", "how old").
@@ -24,6 +29,7 @@ from geo_rag_runtime.measurements import quote
 from geo_rag_runtime.models import PRINTED_QUALIFIERS, Measurement, RetrievedItem
 from geo_rag_runtime.query.question import Question
 from geo_rag_runtime.stores.protocols import MeasurementReader
+from geo_rag_runtime.text.keyword_terms import normalize_tokens
 
 __all__ = ["MAX_VALUE_ROWS", "question_analytes", "row_text", "value_facts"]
 
@@ -53,6 +59,7 @@ def question_analytes(question: Question, known: Sequence[str]) -> list[str]:
 
 
 _PRINTED_UNIT = re.compile(r"[A-Za-zµμ%‰°]\.?\s*$")
+_PRINTED_LEVEL = re.compile(r"\(\s*(?:[12]\s*[σs]|2\s*SE|2\s*SD|1\s*SE|1\s*SD)\s*\)")
 # a printed value that starts with its qualifier (a word form only as a whole word)
 _PRINTED_QUALIFIER = re.compile(
     "|".join(form + (r"\b" if form[-1].isalpha() else "") for form in PRINTED_QUALIFIERS)
@@ -72,10 +79,19 @@ def row_text(row: Measurement) -> str:
             value += f"–{row.value_max:g}"
         if not row.printed and row.uncertainty is not None:
             value += f" ± {row.uncertainty:g}"
-        if row.uncertainty_level and row.uncertainty_level not in value:
+        # the level once: "± 0.19 Ma (2s)" prints it already
+        if row.uncertainty_level and row.uncertainty_level not in value and not _PRINTED_LEVEL.search(value):
             value += f" ({row.uncertainty_level})"
-    # the printed group may carry its unit, as printed ("800 Ma", "200-700 kyr" normalized to ka)
-    unit = "" if row.unit and (value.endswith(row.unit) or _PRINTED_UNIT.search(row.printed)) else row.unit
+    # the printed group may carry its unit, as printed ("800 Ma", "200-700 kyr" normalized to ka,
+    # "1096.19 ± 0.19 (0.36) [1.15] Ma (2s)")
+    printed_unit = bool(row.unit) and re.search(
+        rf"(?<![A-Za-z]){re.escape(row.unit)}(?![A-Za-z])", row.printed
+    )
+    unit = (
+        ""
+        if row.unit and (value.endswith(row.unit) or _PRINTED_UNIT.search(row.printed) or printed_unit)
+        else row.unit
+    )
     parts = [f"{row.analyte} = {value} {unit}".rstrip()]
     parts += [p for p in (f"sample {row.sample}" if row.sample else "", row.material, row.method) if p]
     if row.source_type == "table":
@@ -97,20 +113,41 @@ def value_facts(
     analytes = question_analytes(question, list(reader.measurement_analytes()))
     if not analytes:
         return []
-    rows = reader.find_measurements(analyte=analytes, paper_id=papers)
+    rows = _of_named_sample(question.text, reader.find_measurements(analyte=analytes, paper_id=papers))
     chunk_rank = {p.chunk_id: i for i, p in enumerate(passages) if p.chunk_id}
     paper_rank = {paper: i for i, paper in enumerate(papers)}
     analyte_rank = {a: i for i, a in enumerate(analytes)}
+    asked = set(normalize_tokens(question.text))
     rows.sort(
         key=lambda r: (
             chunk_rank.get(r.chunk_id, len(chunk_rank)),
             paper_rank[r.paper_id],
+            -len(asked.intersection(normalize_tokens(f"{r.row} {r.column} {r.sentence}"))),
             analyte_rank.get(r.analyte, len(analytes)),
             r.char_start,
         )
     )
     titles = {p.paper_id: p.title for p in passages if p.paper_id}
     return [_fact(row, titles.get(row.paper_id)) for row in rows[:MAX_VALUE_ROWS]]
+
+
+_NAME_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-‐‑‒–_.][A-Za-z0-9]+)*")
+
+
+def _sample_key(name: str) -> str:
+    """The form the store keys samples by (``Measurement.sample_key``: FC4b = FC-4b)."""
+    return re.sub(r"[\s\-‐‑‒–−_]", "", name).casefold()
+
+
+def _of_named_sample(question: str, rows: list[Measurement]) -> list[Measurement]:
+    """The rows of the samples the question names, when any row carries one; else all rows."""
+    named = {_sample_key(t) for t in _NAME_TOKEN.findall(question) if any(c.isdigit() for c in t)}
+    mine = [
+        r
+        for r in rows
+        if r.sample and named & {_sample_key(s) for s in (r.sample_key or r.sample).split("; ")}
+    ]
+    return mine or rows
 
 
 def _fact(row: Measurement, title: str | None) -> RetrievedItem:

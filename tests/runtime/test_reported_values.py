@@ -100,3 +100,43 @@ def test_a_row_reads_as_printed_with_its_unit_once() -> None:
     assert row_text(row(analyte="Sr", value=0.5, unit="ppm", qualifier="<", printed="0.5")).startswith(
         "Sr = <0.5 ppm"
     )
+    # an ID-TIMS age prints its unit and level inside the group: each once
+    tims = row(analyte="age", value=1095.69, uncertainty=0.18, uncertainty_level="2σ", unit="Ma",
+               printed="1095.69 ± 0.18 (0.35) [1.14] Ma (2s)")  # fmt: skip
+    assert row_text(tims).startswith("age = 1095.69 ± 0.18 (0.35) [1.14] Ma (2s) — ")
+
+
+def test_the_named_sample_s_rows_and_the_row_the_question_describes_come_first() -> None:
+    """A question that names a sample gets that sample's rows only (FC4b and FC-4b alike), and among
+    the rows of one passage the one whose label shares the question's words ("weighted mean") first."""
+    from geo_rag_runtime.models import RetrievedItem
+    from geo_rag_runtime.query.reported_values import value_facts
+
+    def row(n: int, sample: str, label: str, column: str, value: float) -> Measurement:
+        return Measurement(
+            measurement_id=f"m{n}", paper_id="p", source_file="dr1.pdf", source_type="table", analyte="age",
+            value=value, unit="Ma", sample=sample, sample_key=sample, chunk_id="c1", row=label, column=column,
+            table_label="Table DR1", char_start=n,
+        )  # fmt: skip
+
+    rows = [
+        row(1, "PRI", "PRI / z2", "Isotopic Ages 206Pb/238U", 1096.37),
+        row(2, "FC-4b", "FC-4b / z10", "Isotopic Ages 206Pb/238U", 1095.85),
+        row(3, "FC-4b", "weighted mean 206Pb/238U age = 1095.69 ± 0.18 Ma (2s)", "", 1095.69),
+        row(4, "PRI", "weighted mean 206Pb/238U age = 1096.19 ± 0.19 Ma (2s)", "", 1096.19),
+    ]
+
+    class Reader:
+        def measurement_analytes(self) -> list[str]:
+            return ["age"]
+
+        def find_measurements(self, **_: Any) -> list[Measurement]:
+            return list(rows)
+
+    passage = RetrievedItem(kind="chunk", text="…", score=1.0, retriever="dense", chunk_id="c1", paper_id="p")
+    asked = _question("What is the weighted mean 206Pb/238U age of sample FC4b?")
+    facts = value_facts(asked, [passage], Reader())  # type: ignore[arg-type]
+    assert [f.measurement.value for f in facts if f.measurement] == [1095.69, 1095.85]
+    # no sample named: every sample's rows, the weighted means first
+    facts = value_facts(_question("What weighted mean ages are reported?"), [passage], Reader())  # type: ignore[arg-type]
+    assert [f.measurement.value for f in facts if f.measurement][:2] == [1095.69, 1096.19]
