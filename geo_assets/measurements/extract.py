@@ -146,10 +146,13 @@ def _table_rows(
         continued = lender is not None and bool(_CONTINUED.match(caption.text))
         said = f"{caption.text} {lender.text}" if lender and continued else caption.text
         try:
-            values = extract_table_values(caption.rows, said, lender.text if lender else "")
+            notes = caption.note or (lender.note if lender else "")
+            values = extract_table_values(caption.rows, said, lender.text if lender else "", notes)
             if not values and lender is not None and lender.rows and continued:
                 # a continued page that does not repeat the header: the first page's header rows
-                values = extract_table_values([*header_rows(lender.rows), *caption.rows], said, lender.text)
+                values = extract_table_values(
+                    [*header_rows(lender.rows), *caption.rows], said, lender.text, notes
+                )
         except Exception as exc:  # a malformed table loses its rows, never the paper's others
             log.warning("%s %s: table skipped (%s: %s)", cleaned.source_file, label, type(exc).__name__, exc)
             continue

@@ -31,6 +31,8 @@ A table as the TEI gives it (rows of cell strings, header rows first — GROBID'
   "dt"), except headers of positions, counts and identifiers (latitude, n, no., ID, reference);
 * uncertainty columns ("±", "± 2σ", "1σ", "2SE", "s[U]", "err", "% err", "1σ (%)", and s + the
   previous header's symbol: "sp" after "rp", level 1σ) belong to the value column before them; a
+  column marked "(f)" in a row of footnote marks takes the level its footnote states ("(f) Errors
+  are 2-sigma …" → 2σ; the table's note, ``footnotes``), when the header gives none; a
   relative one ("%") stays relative: the number as printed, with the note "relative uncertainty
   (%)" (the text extractor's convention);
 * samples as columns (whole-rock tables: analytes as row labels, sample names as headers) are
@@ -73,7 +75,8 @@ __all__ = ["TableValue", "caption_column_units", "extract_table_values", "header
 
 _NUM = r"[+\-\u2212]?(?:\d{1,3}(?:[,\u2009]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][+\-\u2212]?\d+)?"
 _CELL = re.compile(
-    rf"^(?P<qual>[<>≤≥~∼≈])?\s*(?P<value>{_NUM})\s*(?:(?:±|\+/-)\s*(?P<unc>{_NUM})|\((?P<unc_paren>{_NUM})\)"
+    rf"^(?P<qual>[<>≤≥~∼≈])?\s*(?P<value>{_NUM})\s*(?:(?:±|\+/-)\s*(?P<unc>{_NUM})"
+    rf"(?P<more>(?:\s*\({_NUM}\))?(?:\s*\[{_NUM}\])?)|\((?P<unc_paren>{_NUM})\)"
     r"|\+\s*(?P<plus>\d+(?:\.\d+)?)\s*(?:[−\-–]\s*(?P<minus>\d+(?:\.\d+)?))?)?\s*"
     r"(?P<marks>[a-f*†‡§]{0,2})$"
 )
@@ -162,6 +165,26 @@ _MARK_CELL = re.compile(r"^(?:\(?[a-z]\)|[*†‡§¶]+)$")
 # an isotope or element alone in a header cell ("207Pb", "206Pb*", "Pbc", "Th"): stacked over
 # another one in the same column, the pair is a ratio printed as a fraction ("207Pb" over "206Pb")
 _STACKED = re.compile(r"^(?:\d{1,3})?(?P<symbol>[A-Z][a-z]?)[*c]?$")
+
+
+_LEVEL_WORDS = re.compile(r"\b([12])\s*[-‐]?\s*(?:sigma|σ|s\.?e\.?|SE|SD|s)\b", re.IGNORECASE)
+
+
+def _footnote_level(mark: str, notes: str) -> str:
+    """The uncertainty level the footnote of ``mark`` states ("(f) Errors are 2-sigma, …" → "2σ"),
+    when it states exactly one; "" otherwise."""
+    letter = mark.strip().strip("()")
+    if not letter or not notes:
+        return ""
+    match = re.search(rf"(?:^|\s)\({re.escape(letter)}\)\s*(?P<text>.*?)(?=\s\([a-z]\)\s|$)", notes)
+    if match is None:
+        return ""
+    found = {m.group(1) for m in _LEVEL_WORDS.finditer(match.group("text"))}
+    if len(found) != 1:
+        return ""
+    kind = next(m.group(0) for m in _LEVEL_WORDS.finditer(match.group("text")))
+    level = found.pop()
+    return f"{level}SE" if re.search(r"s\.?e\.?|SE", kind, re.IGNORECASE) else f"{level}σ"
 
 
 def _marks_row(row: Sequence[str]) -> bool:
@@ -408,10 +431,12 @@ def header_rows(rows: Sequence[Sequence[str]]) -> list[list[str]]:
 
 
 def extract_table_values(
-    rows: Sequence[Sequence[str]], caption: str = "", definitions: str = ""
+    rows: Sequence[Sequence[str]], caption: str = "", definitions: str = "", footnotes: str = ""
 ) -> list[TableValue]:
     """Every numeric cell of a value column (see module docstring). ``definitions``: another
-    caption whose column units this table shares ("same convention as Table 1")."""
+    caption whose column units this table shares ("same convention as Table 1"); ``footnotes``: the
+    table's footnotes ("(f) Errors are 2-sigma"), which give the uncertainty columns marked "(f)"
+    their level."""
     if len(rows) < 2:
         return []
     width = max(len(r) for r in rows)
@@ -420,6 +445,7 @@ def extract_table_values(
     n_header = _header_count(rows, label)
     if n_header == 0:
         return []
+    marks = next((r for r in rows[:n_header] if _marks_row(r)), [])  # "(a) (b) (c)" under the heads
     head = [r for r in rows[:n_header] if not _marks_row(r)] or rows[:n_header]
     rows, n_header = [*head, *rows[n_header:]], len(head)
     headers = _headers(rows[:n_header], width)
@@ -485,6 +511,12 @@ def extract_table_values(
                 plain = " ".join(_plain(own).split())
             named = (plain, "other", _unit_in(plain))  # the header as printed names the quantity
         columns[i] = named
+    # "(f)" over a "±" column, "(f) Errors are 2-sigma" below; then a value column's own mark, for
+    # the "± x" printed in its cells ("(h) Weighted mean ± 2s internal uncertainty")
+    for j, target in [*uncertainty_of.items(), *((i, i) for i in columns)]:
+        footnoted = _footnote_level(marks[j] if j < len(marks) else "", footnotes)
+        if footnoted and not level_of.get(target):
+            level_of[target] = footnoted
     sample_at = next((j for j in labels_at if headers and _SAMPLE_HEADER.search(_plain(headers[j]))), None)
     out: list[TableValue] = []
     section = ""  # the sample a section row names for the rows under it
@@ -502,7 +534,7 @@ def extract_table_values(
         text = " / ".join(" ".join(cells[j].split()) for j in labels_at if cells[j].strip())
         sample, mark = _sample_name(" ".join(cells[sample_at].split())) if sample_at is not None else ("", "")
         if section:  # the row label names a grain, fraction or spot of the section's sample
-            sample, mark, text = section, "", f"{section} / {text}"
+            sample, mark, text = section, "", f"{section} / {text}" if text else section
         for i, (name, _kind, unit) in columns.items():
             value = _cell(cells[i])
             if value is None:
@@ -552,7 +584,7 @@ def _age_unit_from_sentences(values: list[TableValue]) -> list[TableValue]:
 def _cell_notes(marks: str, sample_mark: str, *, relative: bool = False) -> list[str]:
     """A value's notes: the cell's footnote or asymmetry marks, a relative uncertainty, the mark on
     its sample's name."""
-    notes = [marks if marks.startswith("asym") else f"footnote mark {marks!r}"] if marks else []
+    notes = [marks if marks.startswith(("asym", "further")) else f"footnote mark {marks!r}"] if marks else []
     if relative:
         notes.append("relative uncertainty (%)")
     if sample_mark:
@@ -661,6 +693,8 @@ def _cell(cell: str) -> tuple[float | None, float | None, str, str] | None:
     )
     unc = match.group("unc") or match.group("unc_paren")
     marks = match.group("marks") or ""
+    if (match.group("more") or "").strip():  # "1780.78 ± 0.45 [2.39]": an ID-TIMS weighted mean
+        marks = f"further uncertainties as printed: {' '.join(match.group('more').split())}"
     if match.group("plus"):  # "1555+28 −51": an asymmetric uncertainty, kept in the notes
         plus, minus = match.group("plus"), match.group("minus")
         if minus is None or float(plus) == float(minus):

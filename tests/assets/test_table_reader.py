@@ -343,15 +343,43 @@ def test_an_id_tims_table_with_sample_sections_stacked_ratios_and_footnote_marks
         (228.0, row("z1", *z[0][1:])),
         (240.0, row("z26*", *z[1][1:])),
         (252.0, row("z3", *z[2][1:])),
+        (
+            264.0,
+            [
+                (
+                    190.0,
+                    "weighted mean 206Pb/238U age = 1095.69 ± 0.18 (0.35) [1.14] Ma (2s); MSWD = 0.34 (n=3)",
+                )
+            ],
+        ),
+        (
+            280.0,
+            [(40.0, "(e) Corrected for fractionation, spike and common Pb (all uncertainties 1-sigma).")],
+        ),
+        (292.0, [(40.0, "(f) Errors are 2-sigma, propagated with the algorithms of Schmitz and Schoene")]),
+        (302.0, [(52.0, "(2007); the second uncertainty includes the tracer's.")]),
+        (340.0, [(40.0, "The zircon dates of the two samples agree within their uncertainties.")]),
     ]
     with pdfplumber.open(text_pdf(tmp_path / "dr1.pdf", lines)) as pdf:
         (table,) = page_word_tables(pdf.pages[0], 1)
     assert table.label == "Table DR1"  # a data repository item's table is captioned
+    # the footnotes under it are its note (the running text after them is not); the last group's
+    # weighted mean, after the last row, is still a row of the table
+    assert table.note.startswith("(e) Corrected") and table.note.endswith("includes the tracer's.")
+    assert table.rows[-1][0].startswith("weighted mean 206Pb/238U age = 1095.69")
+    from geo_assets.ingest.pdf import pdf_to_tei
+    from geo_assets.ingest.tei import tei_to_paper
+
+    paper = tei_to_paper(
+        pdf_to_tei(tmp_path / "dr1.pdf"), paper_id="p", source_file="dr1.pdf", sha256="0" * 64
+    )
+    (caption,) = [c for c in paper.captions if c.kind == "table"]
+    assert caption.note == table.note  # the TEI's <note> after the <table>, as GROBID writes it
     assert (
         table.rows[0][4:9] == ["Radiogenic Isotope Ratios"] * 5 and table.rows[0][9:] == ["Isotopic Ages"] * 4
     )
     assert table.rows[table.header_rows][0].startswith("PRI Partridge")  # the section row is no header line
-    values = extract_table_values(table.rows, table.caption)
+    values = extract_table_values(table.rows, table.caption, "", table.note)
     first = [v for v in values if v.row == "PRI / z1"]
     assert [(v.analyte, v.value, v.unit) for v in first] == [
         ("Th/U", 0.665, "ratio"),  # "Th" over "U": a ratio set as a fraction
@@ -364,13 +392,17 @@ def test_an_id_tims_table_with_sample_sections_stacked_ratios_and_footnote_marks
     ]  # "corr. coef." is no measured quantity; "% err" and "±" are uncertainties, not values
     assert (first[3].uncertainty, first[3].notes) == (0.042, ["relative uncertainty (%)"])
     assert (first[5].uncertainty, first[6].uncertainty) == (0.84, 0.45)
+    # "(f)" over the "% err" and "±" columns, "(f) Errors are 2-sigma" under the table: their level
+    assert {first[i].uncertainty_level for i in (3, 4, 5, 6)} == {"2σ"}
+    assert extract_table_values(table.rows, table.caption)[3].uncertainty_level == ""  # no footnotes: none
     assert first[5].notes == ["unit from the table's weighted-mean rows"]
     assert {v.sample for v in first} == {"PRI"}  # the section row names the sample; z1 is a grain of it
     # grain numbers repeat from sample to sample: each row stays its own
     assert {v.sample for v in values if v.row == "FC-4b / z1"} == {"FC-4b"} and "FC-4b / z26*" in {
         v.row for v in values
     }
-    (mean,) = [v for v in values if v.row.startswith("weighted mean") and v.analyte == "age"]
+    mean, last_mean = [v for v in values if v.row.startswith("weighted mean") and v.analyte == "age"]
+    assert (last_mean.value, last_mean.sample) == (1095.69, "FC-4b")
     assert (mean.value, mean.uncertainty, mean.unit, mean.uncertainty_level, mean.sample) == (
         1096.19,
         0.19,
@@ -381,7 +413,7 @@ def test_an_id_tims_table_with_sample_sections_stacked_ratios_and_footnote_marks
     assert mean.notes == ["further uncertainties as printed: (0.36) [1.15]"]
     unsaid = [r for r in table.rows if not r[0].startswith("weighted mean")]
     assert {v.unit for v in extract_table_values(unsaid, table.caption) if v.analyte == "age"} == {""}
-    assert len(values) == 6 * 7 + 2  # six analyses × seven values, and the weighted mean's age and MSWD
+    assert len(values) == 6 * 7 + 2 * 2  # six analyses × seven values, two weighted means' age and MSWD
     assert len({(v.row, v.column, v.analyte) for v in values}) == len(values)  # no cell read twice
 
 

@@ -123,7 +123,9 @@ def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
             fonts[line.font] += len(line.text)
     body_font = fonts.most_common(1)[0][0] if fonts else ""
     drop_running_heads(pages, heights)
-    grids = {id(t): PageTable(label=t.label, page=t.page, rows=t.rows, box=t.box) for t in worded}
+    grids = {
+        id(t): PageTable(label=t.label, page=t.page, rows=t.rows, box=t.box, note=t.note) for t in worded
+    }
     doc.tables.extend(grids[id(t)] for t in worded)
     for number, (lines_on_page, width) in enumerate(zip(pages, widths, strict=True), start=1):
         try:

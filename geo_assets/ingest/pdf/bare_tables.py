@@ -148,4 +148,4 @@ def continue_table(previous: Sequence[WordTable], block: WordTable) -> WordTable
             cells[i] = f"{cells[i]} {text}".strip()
         rows.append(cells)
     # the last table's label, caption, header rows and columns; the block's page, place and lines
-    return replace(last, page=block.page, rows=rows, box=block.box, bottom=block.bottom)
+    return replace(last, page=block.page, rows=rows, box=block.box, bottom=block.bottom, note=block.note)

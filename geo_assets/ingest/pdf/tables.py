@@ -43,6 +43,7 @@ class PageTable:
     page: int
     rows: list[list[str]] = field(default_factory=list)
     box: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)  # x0, top, x1, bottom
+    note: str = ""  # footnotes printed under the table (the word reader's)
 
 
 def _caption_label(line: Line) -> str | None:

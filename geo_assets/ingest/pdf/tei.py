@@ -129,6 +129,8 @@ def to_tei(doc: Document) -> str:
                 row_el = _el(table, "row")
                 for cell in row:
                     _el(row_el, "cell", cell)
+            if cells.note:  # GROBID writes a table's footnotes as a <note> after its <table>
+                _el(figure, "note", cells.note)
     refs_div = _el(back, "div", type="references")
     list_bibl = _el(refs_div, "listBibl")
     for index, ref in enumerate(doc.references):

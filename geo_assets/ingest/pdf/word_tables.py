@@ -14,8 +14,11 @@ For one page:
 3. the data lines are the lines of that span with two or more numbers making up most of their words;
    the table is the run of data lines nearest the caption (below it, else above it), allowing up to
    three non-data lines between two data lines (a free-text row "weighted mean … = 1096.19 ± 0.19 Ma",
-   a "⋮" gap row, a sub-heading) but not a prose paragraph; the header is the short lines just above
-   the first data line, up to the caption (or 12 lines);
+   a "⋮" gap row, a sub-heading) but not a prose paragraph, and the lines after the last data line
+   that state a value (the last group's "weighted mean … = …"); the line pitch that ends a table is
+   measured between rows starting at the first row's left edge; the header is the short lines just
+   above the first data line, up to the caption (or 12 lines); the footnotes printed under a
+   captioned table ("(a) …", "* …", "Notes: …", with their next lines) are its ``note``;
 4. columns: the x-coverage of the data lines' words (how many data lines print a word over each x);
    a column is a run of x covered by more than a sixth of the data lines, so blank cells never shift
    a column and a word two cells glued together ("251.00" for "25" "1.00") goes to the column it
@@ -120,6 +123,7 @@ class WordTable:
     # each column's x-range in the frame the table was read in (a continued page is matched on them)
     columns: list[tuple[float, float]] = field(default_factory=list)
     bottom: float = 0.0  # the last line's bottom in that frame: which table ends a page
+    note: str = ""  # the table's footnotes printed under it ("(a) z1, z2 … (f) Errors are 2-sigma")
 
     @property
     def headless(self) -> bool:
@@ -534,7 +538,7 @@ def _table_near(
         prose = any(_is_prose(ln, span) and _one_run(ln) for ln in candidates[:first])
         if downwards and (prose or first > _MAX_HEADER):
             continue
-        run = _run(candidates, first, span)
+        run = _run(candidates, first, span, downwards=downwards)
         if len(run) < 2:
             continue
         ordered = run if downwards else list(reversed(run))
@@ -542,15 +546,47 @@ def _table_near(
         pool = lines if downwards else above
         header = _header(pool, data_top, caption_bottom if downwards else None, span)
         header, ordered = _section_row(header, ordered)
-        return _grid(label, page, header, ordered, caption)
+        table = _grid(label, page, header, ordered, caption)
+        if table is not None and downwards:
+            table.note = _footnotes(lines, ordered[-1], table.box)
+        return table
     return None
 
 
-def _run(lines: list[_Line], first: int, span: float) -> list[_Line]:
-    """The data lines from ``first`` on, with free-text rows between them, to the table's end."""
+# a table footnote's first line: "(a) z1, z2 are …", "* analyses not used", "Notes: …"
+_FOOTNOTE = re.compile(r"^(?:\(?[a-z]\)\s|[*†‡§¶⌃#]+\s?\S|(?:Notes?|Abbreviations?)\s?[:.])")
+
+
+def _footnotes(lines: list[_Line], last: _Line, box: tuple[float, float, float, float]) -> str:
+    """The footnotes printed right under a table: lines below its last row that open with a mark
+    ("(a)", "*", "†", "Note:") and the lines that go on from them, within the table's width, up
+    to a wide gap or a line that is neither; "" when none follows the table."""
+    below = sorted((ln for ln in lines if ln.top > last.bottom), key=lambda ln: ln.top)
+    out: list[_Line] = []
+    previous = last
+    for line in below:
+        gap = line.top - previous.bottom
+        size = max(line.words[0].size, 4.0)
+        if line.x0 < box[0] - 2 * size or line.x1 > box[2] + 2 * size or _CAPTION.match(line.words[0].text):
+            break
+        if _FOOTNOTE.match(line.text) and gap <= (3.5 if not out else 1.5) * size:
+            out.append(line)
+        elif out and gap <= 0.8 * size and not _is_data(line):
+            out.append(line)  # a footnote's next line
+        else:
+            break
+        previous = line
+    return " ".join(ln.text for ln in out)
+
+
+def _run(lines: list[_Line], first: int, span: float, *, downwards: bool = True) -> list[_Line]:
+    """The data lines from ``first`` on, with free-text rows between them, to the table's end. The
+    line pitch is measured between rows that start at the first row's left edge: a column set half
+    a line lower ("1780.78 ± 0.45" beside "z3" and "z4") is no row of its own."""
     run = [lines[first]]
     gap: list[_Line] = []
     pitch = None
+    row_top = lines[first].top
     for line in lines[first + 1 :]:
         step = abs(line.top - run[-1].top)
         if pitch is not None and not gap and step > 3.0 * pitch:
@@ -558,7 +594,10 @@ def _run(lines: list[_Line], first: int, span: float) -> list[_Line]:
         if _is_data(line):
             if gap and (len(gap) > _MAX_GAP_LINES or any(_is_prose(g, span) for g in gap)):
                 break
-            pitch = step if pitch is None else min(pitch, step)
+            if abs(line.x0 - run[0].x0) <= max(line.words[0].size, 4.0):
+                row_step = abs(line.top - row_top)  # upwards from a caption below the table too
+                pitch = row_step if pitch is None else min(pitch, row_step)
+                row_top = line.top
             run.extend(gap)
             gap = []
             run.append(line)
@@ -566,6 +605,20 @@ def _run(lines: list[_Line], first: int, span: float) -> list[_Line]:
             gap.append(line)
             if len(gap) > _MAX_GAP_LINES:
                 break
+    # free-text rows after the last row that state a value ("weighted mean 206Pb/238U age =
+    # 1091.63 ± 0.35 Ma"): the last group's summary, part of the table (a footnote is not)
+    for line in gap if downwards else []:
+        stated = ("=" in line.text or "±" in line.text) and any(is_number(w.text) for w in line.words)
+        if (
+            not stated
+            or _is_prose(line, span)
+            or _FOOTNOTE.match(line.text)
+            or _CAPTION.match(line.words[0].text)
+        ):
+            break
+        if pitch is not None and line.top - run[-1].top > 2.0 * pitch:
+            break
+        run.append(line)
     return run
 
 
