@@ -300,3 +300,32 @@ def test_a_data_supplement_keeps_its_methods_text(tmp_path: Path) -> None:
     assert "Apatite grains were picked" in body and "EARTHTIME" in body  # the methods text is the body
     (grid,) = root.findall(".//t:figure[@type='table']", NS)
     assert len(grid.findall(".//t:row", NS)) == 91  # the header and 90 analyses
+
+
+def test_a_long_reference_list_set_small_does_not_make_the_text_a_footnote(tmp_path: Path) -> None:
+    """A letter journal's layout: 9 pt text over two pages, then a reference list set in 7 pt that
+    prints more characters than the text. The body font is the text's, measured before the
+    reference list's head, so the text is the body."""
+    from tests.assets.paper_builders import pages_pdf
+
+    text = [
+        "Paleomagnetic data from Late Carboniferous limestones of the North Qiangtang Block give a",
+        "paleolatitude of about 20 degrees south, placing the block between two ocean branches of the",
+        "Paleo-Tethys; a stable characteristic remanence carried by magnetite passes the fold test.",
+        "Site mean directions were averaged after tilt correction and compared with coeval poles.",
+    ]
+    first = [(60.0, 14.0, [(72.0, "A multibranched Paleo-Tethys Ocean")]),
+             (100.0, 11.0, [(72.0, "1. Introduction")]),
+             *[(120.0 + 12 * i, 9.0, [(72.0, line)]) for i, line in enumerate(text)]]  # fmt: skip
+    second = [(72.0 + 12 * i, 9.0, [(72.0, line.replace("Paleo", "Meso"))]) for i, line in enumerate(text)]
+    second += [(130.0, 11.0, [(72.0, "References")])]
+    refs = [
+        (150.0 + 9 * i, 7.0, [(72.0, f"Author{i}, A., and Coauthor, B. ({1990 + i % 30}). A paleomagnetic study of "
+                                     f"Permian rocks of block {i}. Journal of Geophysical Research, {i}, 1-20.")])
+        for i in range(60)
+    ]  # fmt: skip
+    tei = pdf_to_tei(pages_pdf(tmp_path / "letter.pdf", [first, second + refs]))
+    root = etree.fromstring(tei.encode())
+    body = " ".join(root.find(".//t:body", NS).itertext())
+    assert "placing the block between two ocean branches" in body and "Meso-Tethys" in body
+    assert "Author10" not in body and "Author10" in " ".join(root.find(".//t:back", NS).itertext())

@@ -23,7 +23,7 @@ from geo_assets.ingest.pdf.blocks import build_blocks
 from geo_assets.ingest.pdf.classify import classify, set_references
 from geo_assets.ingest.pdf.columns import order_page
 from geo_assets.ingest.pdf.document import Document
-from geo_assets.ingest.pdf.headings import CAPTION
+from geo_assets.ingest.pdf.headings import CAPTION, REFERENCE_HEADS, norm_head
 from geo_assets.ingest.pdf.hyphenation import vocabulary
 from geo_assets.ingest.pdf.layout import Line, box_coords
 from geo_assets.ingest.pdf.lines import page_lines
@@ -115,7 +115,7 @@ def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
         raise PdfError(f"{source}: no text layer; OCR is not supported (run OCR first, e.g. ocrmypdf)")
 
     doc = Document()
-    prose = _outside_tables(all_lines, worded)
+    prose = _before_references(_outside_tables(all_lines, worded))
     body_size = _weighted_mode((ln.size, len(ln.text)) for ln in prose)
     fonts: Counter[str] = Counter()
     for line in prose:
@@ -152,6 +152,15 @@ def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
     _continued_captions(doc)
     _bare_captions(doc)
     return doc
+
+
+def _before_references(lines: list[Line]) -> list[Line]:
+    """The lines before the reference list's last head past page 1 (all lines when there is none,
+    or fewer than 8 lines before it): a long reference list set smaller than the text (AGU's 7 pt
+    under 9 pt text) would otherwise be the body font, and the text read as something else and
+    dropped."""
+    heads = [i for i, ln in enumerate(lines) if ln.page > 1 and norm_head(ln.text) in REFERENCE_HEADS]
+    return lines[: heads[-1]] if heads and heads[-1] >= 8 else lines
 
 
 def _outside_tables(lines: list[Line], tables: list[WordTable]) -> list[Line]:
