@@ -123,6 +123,13 @@ def text_pdf(path: Path, lines: list[tuple[float, list[tuple[float, str]]]]) -> 
     return pages_pdf(path, [page])
 
 
+def text_lines(
+    top: float, pitch: float, size: float, texts: list[str] | tuple[str, ...], x: float = 72.0
+) -> list[tuple[float, float, list[tuple[float, str]]]]:
+    """Lines of running text for :func:`pages_pdf`: one per string, ``pitch`` apart from ``top``."""
+    return [(top + pitch * i, size, [(x, text)]) for i, text in enumerate(texts)]
+
+
 def pages_pdf(path: Path, pages: list[list[tuple[float, float, list[tuple[float, str]]]]]) -> Path:
     """A PDF of positioned Helvetica text, a page per list: each line is (y from the top, size in
     points, [(x, text), …]) on a US Letter page."""

@@ -269,7 +269,7 @@ def test_a_data_supplement_keeps_its_methods_text(tmp_path: Path) -> None:
     pages of tables set small. Its tables print more characters than its prose, so the body font is
     the prose's (read outside the tables), and the methods text past page 1 is the body, not front
     matter that never ends."""
-    from tests.assets.paper_builders import pages_pdf
+    from tests.assets.paper_builders import pages_pdf, text_lines
 
     prose = (
         "Zircon grains were separated by standard density and magnetic methods and annealed at",
@@ -280,13 +280,13 @@ def test_a_data_supplement_keeps_its_methods_text(tmp_path: Path) -> None:
     )
     first = [(70.0, 14.0, [(72.0, "Supporting Information for the Duluth Complex paper")]),
              (110.0, 11.0, [(72.0, "Text S1. U-Pb geochronology")]),
-             *[(130.0 + 13 * i, 11.0, [(72.0, line)]) for i, line in enumerate(prose)]]  # fmt: skip
+             *text_lines(130.0, 13, 11.0, prose)]  # fmt: skip
     more = (
         "Apatite grains were picked from the same separates and mounted in epoxy for laser ablation",
         "analysis, with Madagascar apatite as the primary reference material and McClure Mountain",
         "apatite as the secondary one; common lead was corrected with the Stacey and Kramers model.",
     )
-    second = [(72.0 + 13 * i, 11.0, [(72.0, line)]) for i, line in enumerate(more)]
+    second = text_lines(72.0, 13, 11.0, more)
     xs = (72, 130, 190, 250, 310, 370, 430, 490)
     table = [(70.0, 8.0, [(72.0, "Table S1. Zircon U-Pb isotopic data")]),
              (84.0, 5.0, list(zip(xs, ("Grain", "Th/U", "Pb*/Pbc", "206Pb/204Pb", "207Pb/235U", "206Pb/238U",
@@ -306,7 +306,7 @@ def test_a_long_reference_list_set_small_does_not_make_the_text_a_footnote(tmp_p
     """A letter journal's layout: 9 pt text over two pages, then a reference list set in 7 pt that
     prints more characters than the text. The body font is the text's, measured before the
     reference list's head, so the text is the body."""
-    from tests.assets.paper_builders import pages_pdf
+    from tests.assets.paper_builders import pages_pdf, text_lines
 
     text = [
         "Paleomagnetic data from Late Carboniferous limestones of the North Qiangtang Block give a",
@@ -316,8 +316,8 @@ def test_a_long_reference_list_set_small_does_not_make_the_text_a_footnote(tmp_p
     ]
     first = [(60.0, 14.0, [(72.0, "A multibranched Paleo-Tethys Ocean")]),
              (100.0, 11.0, [(72.0, "1. Introduction")]),
-             *[(120.0 + 12 * i, 9.0, [(72.0, line)]) for i, line in enumerate(text)]]  # fmt: skip
-    second = [(72.0 + 12 * i, 9.0, [(72.0, line.replace("Paleo", "Meso"))]) for i, line in enumerate(text)]
+             *text_lines(120.0, 12, 9.0, text)]  # fmt: skip
+    second = text_lines(72.0, 12, 9.0, [line.replace("Paleo", "Meso") for line in text])
     second += [(130.0, 11.0, [(72.0, "References")])]
     refs = [
         (150.0 + 9 * i, 7.0, [(72.0, f"Author{i}, A., and Coauthor, B. ({1990 + i % 30}). A paleomagnetic study of "
