@@ -195,7 +195,7 @@ def paper_json(tei_xml: dict[str, Any], documents: DocumentStoreResource, home_w
 @dg.asset(
     partitions_def=papers_partitions,
     group_name="ingest",
-    code_version="clean-4",
+    code_version="clean-5",  # 5: pages below 0.9 (was 0.8) are filled in from the text layer
     check_specs=[dg.AssetCheckSpec("text_coverage", asset="cleaned_text")],
     description="Readable normalized text (ligatures, hyphenation, headers/footers and control "
     "characters removed; notation such as 87Sr/86Sr, δ18O, εNd, U(IV) kept) with section offsets, "
