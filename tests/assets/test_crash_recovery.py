@@ -146,7 +146,7 @@ def _clean_load(pdfs: list[Path], home: Path) -> dict[str, Any]:
     graph.ensure_schema()
     chunks = triples = rows = 0
     for pdf in pdfs:
-        paper, made = chunks_from_pdf(pdf, settings)
+        paper, made = chunks_from_pdf(pdf, settings, recover=True)  # as the cleaned_text asset does
         extracted = extract_triples_with(made, llm=None)
         graph.load(
             {"paper_id": paper.paper_id, "title": paper.title, "source_file": pdf.name}, made, extracted
