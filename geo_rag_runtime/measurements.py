@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import math
+import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -18,7 +19,7 @@ from geo_rag_runtime.errors import QueryError
 from geo_rag_runtime.models import Measurement
 from geo_rag_runtime.settings import Settings
 
-__all__ = ["EXPORT_COLUMNS", "Format", "citation", "export_rows", "find", "quote", "render"]
+__all__ = ["EXPORT_COLUMNS", "Format", "citation", "export_rows", "find", "quote", "render", "sample_key"]
 
 Format = Literal["table", "csv", "json", "parquet"]
 EXPORT_COLUMNS = (
@@ -28,6 +29,13 @@ EXPORT_COLUMNS = (
     "sample_key",  # added after the rest: existing readers of the export keep their columns
 )  # fmt: skip
 MAX_ROWS = 100_000
+
+
+def sample_key(name: str) -> str:
+    """The form two printings of one sample name share: no hyphens (typographic ones included),
+    spaces or underscores, case folded (FC4b = FC-4b). Stored at ingest as ``Measurement.sample_key``
+    and used by questions that name a sample."""
+    return re.sub(r"[\s\-\u2010\u2011\u2012\u2013\u2212_]", "", name).casefold()
 
 
 def citation(row: Measurement) -> str:

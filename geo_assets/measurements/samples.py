@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from geo_assets.measurements.text_values import ELEMENT_SYMBOLS
+from geo_rag_runtime.measurements import sample_key  # one form for ingest and questions alike
 
 __all__ = [
     "SampleMention",
@@ -77,11 +78,6 @@ class SampleMention:
     names: tuple[str, ...]
     start: int
     end: int
-
-
-def sample_key(name: str) -> str:
-    """The form two printings of one name share: no hyphens or spaces, case folded (FC4b = FC-4b)."""
-    return re.sub(rf"[\s{_HYPHENS}\-_]", "", name).casefold()
 
 
 def as_printed(name: str) -> str:

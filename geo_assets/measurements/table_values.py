@@ -179,11 +179,10 @@ def _footnote_level(mark: str, notes: str) -> str:
     match = re.search(rf"(?:^|\s)\({re.escape(letter)}\)\s*(?P<text>.*?)(?=\s\([a-z]\)\s|$)", notes)
     if match is None:
         return ""
-    found = {m.group(1) for m in _LEVEL_WORDS.finditer(match.group("text"))}
-    if len(found) != 1:
+    stated = list(_LEVEL_WORDS.finditer(match.group("text")))
+    if len({m.group(1) for m in stated}) != 1:
         return ""
-    kind = next(m.group(0) for m in _LEVEL_WORDS.finditer(match.group("text")))
-    level = found.pop()
+    level, kind = stated[0].group(1), stated[0].group(0)
     return f"{level}SE" if re.search(r"s\.?e\.?|SE", kind, re.IGNORECASE) else f"{level}σ"
 
 

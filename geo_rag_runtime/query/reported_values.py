@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from geo_rag_runtime.measurements import quote
+from geo_rag_runtime.measurements import quote, sample_key
 from geo_rag_runtime.models import PRINTED_QUALIFIERS, Measurement, RetrievedItem
 from geo_rag_runtime.query.question import Question
 from geo_rag_runtime.stores.protocols import MeasurementReader
@@ -134,18 +134,13 @@ def value_facts(
 _NAME_TOKEN = re.compile(r"[A-Za-z0-9]+(?:[-‐‑‒–_.][A-Za-z0-9]+)*")
 
 
-def _sample_key(name: str) -> str:
-    """The form the store keys samples by (``Measurement.sample_key``: FC4b = FC-4b)."""
-    return re.sub(r"[\s\-‐‑‒–−_]", "", name).casefold()
-
-
 def _of_named_sample(question: str, rows: list[Measurement]) -> list[Measurement]:
     """The rows of the samples the question names, when any row carries one; else all rows."""
-    named = {_sample_key(t) for t in _NAME_TOKEN.findall(question) if any(c.isdigit() for c in t)}
+    named = {sample_key(t) for t in _NAME_TOKEN.findall(question) if any(c.isdigit() for c in t)}
     mine = [
         r
         for r in rows
-        if r.sample and named & {_sample_key(s) for s in (r.sample_key or r.sample).split("; ")}
+        if r.sample and named & {sample_key(s) for s in (r.sample_key or r.sample).split("; ")}
     ]
     return mine or rows
 

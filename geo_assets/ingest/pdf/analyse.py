@@ -180,6 +180,12 @@ def _outside_tables(lines: list[Line], tables: list[WordTable]) -> list[Line]:
     return [ln for ln in lines if not inside(ln)] or lines
 
 
+def _caption_text(table: WordTable) -> str:
+    """The word reader's caption without its "Table N" label ("" when it has no label)."""
+    match = CAPTION.match(table.caption)
+    return table.caption[match.end() :].strip(" .:|—–-") if match else ""
+
+
 def _trim_captions(doc: Document, tables: list[WordTable]) -> None:
     """A caption block that ran on into its table's header ("… isotopic data Compositional
     Parameters", the first words of a group header set close below the caption) ends where the word
@@ -188,8 +194,7 @@ def _trim_captions(doc: Document, tables: list[WordTable]) -> None:
         if kind != "table":
             continue
         for table in (t for t in tables if t.label == label):
-            match = CAPTION.match(table.caption)
-            own = table.caption[match.end() :].strip(" .:|—–-") if match else ""
+            own = _caption_text(table)
             extra = text[len(own) :].split() if own and text.startswith(own) else []
             header = {w for row in table.rows[: table.header_rows] for cell in row for w in cell.split()}
             if extra and all(w in header for w in extra):
@@ -228,7 +233,5 @@ def _sideways_captions(doc: Document, tables: list[WordTable]) -> None:
     for table in tables:
         if table.label in labels:
             continue
-        match = CAPTION.match(table.caption)
-        text = table.caption[match.end() :].strip(" .:|—–-") if match else ""
-        doc.captions.append(("table", table.label, text or table.caption))
+        doc.captions.append(("table", table.label, _caption_text(table) or table.caption))
         doc.caption_coords.append(box_coords(table.page, *table.box))
