@@ -8,6 +8,7 @@ Two sample papers keep it small (about 50 chunks). Fixtures live in conftest.py;
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -68,11 +69,28 @@ class KnowledgeBase:
         return Settings(**values)
 
     def copy_without(self, target: Path, *folders: str) -> Settings:
-        """A copy of the home lacking some stores (degradation tests must not touch the shared one)."""
-        shutil.copytree(self.home, target, ignore=shutil.ignore_patterns("*.lock"))
+        """A copy of the home lacking some stores (degradation tests must not touch the shared one).
+
+        Model weights (the local model's 1.1 GB, the ONNX export's 90 MB; the code only ever replaces
+        them whole) are hard-linked, not copied: a dozen copies filled a CI machine's disk.
+        """
+        shutil.copytree(
+            self.home, target, ignore=shutil.ignore_patterns("*.lock"), copy_function=_copy_or_link
+        )
         for folder in folders:
             shutil.rmtree(target / folder)
         return self.settings(home=target)
+
+
+def _copy_or_link(source: str, target: str) -> object:
+    """copy2, but model weights are linked where the file system allows it (write none in place)."""
+    if source.endswith((".gguf", ".onnx")):
+        try:
+            os.link(source, target)
+            return target
+        except OSError:
+            pass
+    return shutil.copy2(source, target)
 
 
 def _build(root: Path) -> KnowledgeBase:

@@ -67,6 +67,7 @@ def backed_up(knowledge_base: KnowledgeBase, tmp_path_factory: pytest.TempPathFa
         own = [c for c in knowledge_base.chunks.values() if c.paper_id == paper_id]
         sentence_vectors.write_paper(source.home_dir, paper_id, own, embedder)
     weights = local_llm.model_path(source)  # `geo-rag llm pull` puts the 1.1 GB model here
+    weights.unlink(missing_ok=True)  # a link to the shared home's model: never write through it
     weights.write_bytes(b"GGUF" + bytes(1 << 20))
     archive = root / "georag.tar.gz"
     backup(source, archive, say=print)
