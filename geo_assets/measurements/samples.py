@@ -85,10 +85,26 @@ def as_printed(name: str) -> str:
     return re.sub(f"[{_HYPHENS}]", "-", name.strip())
 
 
+# parts of a hyphenated token that make it a compound word or a quantity, not a name: a lowercase
+# word ("16-sample", "64-bit", "3-dimensional", a word broken at the line end and a line number,
+# "influ-34") or a unit ("10-km", "Ma-20")
+_WORD_PART = re.compile(r"[a-z]{2,}")
+_SYMBOL_NUMBER = re.compile(r"[A-Z][a-z]?\d{1,3}[a-z]?")
+_UNIT_PART = re.compile(r"(?:[kMG]a|[kMG]?yrs?|[kMG]y|[kcmμµn]?m|Hz|wt|ppm|ppb)")
+
+
 def _is_sample_name(name: str, *, after_word: bool) -> bool:
     if not any(c.isdigit() for c in name) or not any(c.isalpha() for c in name) and not after_word:
         return False
     parts = re.split(_H, name)
+    if len(parts) > 1 and any(
+        _UNIT_PART.fullmatch(p) or not after_word and _WORD_PART.fullmatch(p) for p in parts
+    ):
+        return False
+    if not after_word and not any(c.isupper() for c in name):
+        return False  # "2n-3", "1547-grain": a name found anywhere has a capital ("KIL-1", "19MAT-169")
+    if after_word and _SYMBOL_NUMBER.fullmatch(name):
+        return True  # "samples N1 and N2": after the word, one symbol and a number is a name
     if all(_is_formula(p) or p.isdigit() for p in parts) and any(
         _is_formula(p) and any(c.isdigit() for c in p) for p in parts
     ):
@@ -97,10 +113,12 @@ def _is_sample_name(name: str, *, after_word: bool) -> bool:
 
 
 def _is_formula(part: str) -> bool:
-    """A chemical formula of element symbols and counts (H2O, CO2, Al2O3), not KIL or MAT."""
+    """A chemical formula of element symbols and small counts (H2O, CO2, Al2O3), not KIL, MAT or HUI47."""
     tokens = _FORMULA_TOKEN.findall(part)
     return (
-        bool(tokens) and "".join(a + b for a, b in tokens) == part and all(a in _ELEMENTS for a, _ in tokens)
+        bool(tokens)
+        and "".join(a + b for a, b in tokens) == part
+        and all(a in _ELEMENTS and (not n or int(n) <= 20) for a, n in tokens)  # HUI47-B is a name
     )
 
 

@@ -87,12 +87,12 @@ _UNCERTAINTY_HEADER = re.compile(
     r"int\.\s*unc\..*|σ.*)$",
     re.IGNORECASE,
 )
-# A label column headed "Sample", "Sample ID" or "Specimen" names samples: its row labels become the
-# rows' sample. "Spot", "Grain" or "Analysis" columns name spots within a sample (the gold set's
+# A label column headed "Sample", "Sample ID", "Specimen", "Site" or "Code" (a palaeomagnetic
+# table's site codes, "BD03", "JaIb5") names samples: its row labels become the rows' sample. "Spot", "Grain" or "Analysis" columns name spots within a sample (the gold set's
 # sample for the spot "GJ1-1-23" is the reference zircon "GJ-1": geo_assets.measurements.extract
 # finds it among the samples the paper's text names), and any other label column (a parameter, a
 # region, a model) names no sample, so none is guessed.
-_SAMPLE_HEADER = re.compile(r"\b(?:samples?|specimens?)\b", re.IGNORECASE)
+_SAMPLE_HEADER = re.compile(r"\b(?:samples?|specimens?|sites?)\b|^\s*codes?\s*$", re.IGNORECASE)
 _BRACKETED_UNIT = re.compile(r"[\(\[]\s*([^()\[\]]+?)\s*[\)\]]")
 
 
@@ -519,6 +519,7 @@ def extract_table_values(
     sample_at = next((j for j in labels_at if headers and _SAMPLE_HEADER.search(_plain(headers[j]))), None)
     out: list[TableValue] = []
     section = ""  # the sample a section row names for the rows under it
+    above = ""  # the last sample the sample column printed
     for row in body:
         cells = row
         text = " ".join(cells[label].split())
@@ -532,6 +533,10 @@ def extract_table_values(
             continue
         text = " / ".join(" ".join(cells[j].split()) for j in labels_at if cells[j].strip())
         sample, mark = _sample_name(" ".join(cells[sample_at].split())) if sample_at is not None else ("", "")
+        continued = sample_at is not None and not sample and bool(text)
+        if continued:  # the sample cell left blank under a sample ("R TC" under "BD03"): the same sample
+            sample = above
+        above = sample or above
         if section:  # the row label names a grain, fraction or spot of the section's sample
             sample, mark, text = section, "", f"{section} / {text}" if text else section
         for i, (name, _kind, unit) in columns.items():
@@ -544,6 +549,8 @@ def extract_table_values(
                     extra = _cell(cells[j])
                     uncertainty = extra[0] if extra else None
             notes = _cell_notes(marks, mark, relative=i in relative and uncertainty is not None)
+            if continued and sample:
+                notes.append("sample: the row above's (its sample cell is blank)")
             if i in worded:
                 unit = ""
                 notes.append(f"unit {worded[i]} (caption)")

@@ -72,12 +72,12 @@ _PLUS_MINUS_AS_SIX = rf"\s6\s(?={_NUMBER}\s*(?:{_UNIT})(?![A-Za-z]))"
 _QUALIFIER = rf"(?:(?P<qual>{'|'.join(PRINTED_QUALIFIERS)})\s*)?"
 _VALUE_GROUP = re.compile(
     _QUALIFIER
-    + rf"(?:(?P<between>between)\s+|from\s+)?(?P<lo>{_NUMBER})(?:\s*(?P<lo_unit>{_UNIT})(?![A-Za-z]))?"
+    + rf"(?:(?P<between>[Bb]etween)\s+(?:[~∼≈]\s*)?|from\s+)?(?P<lo>{_NUMBER})(?:\s*(?P<lo_unit>{_UNIT})(?![A-Za-z]))?"
     + rf"(?:(?:{_RANGE_SEP}|(?(between)\s+and\s+|(?!)))(?:[~∼≈]\s*)?(?P<hi>{_NUMBER}))?"
     + rf"(?:(?:\s*(?:±|\+/-|\+/−)\s*|{_PLUS_MINUS_AS_SIX})(?P<unc>{_NUMBER})\s*(?P<unc_pct>%)?"
     # ID-TIMS ages: "± 0.19 (0.36) [1.15] Ma", the uncertainty with tracer and with decay constants
     + rf"(?P<more>(?:\s*\({_NUMBER}\))?(?:\s*\[{_NUMBER}\])?))?"
-    + r"(?:\s*\+\s*(?P<unc_plus>\d+(?:\.\d+)?)\s*[−\-–]\s*(?P<unc_minus>\d+(?:\.\d+)?))?"
+    + r"(?:\s*\+\s*(?P<unc_plus>\d+(?:\.\d+)?)\s*/?\s*[−\-–]\s*(?P<unc_minus>\d+(?:\.\d+)?))?"
     + rf"(?:\s*(?P<unit>{_UNIT})(?![A-Za-z]))?"
     + r"(?:\s*\((?P<level>[12]\s*[σs]|2\s*SE|2\s*SD|1\s*SE|1\s*SD|95\s*%[^)]*)\))?"
 )
@@ -151,15 +151,25 @@ _CITATION = re.compile(r"(?:et al\.?,?|and [A-Z][a-z]+,?|[A-Z][a-z]+,)\s*\(?$")
 # "allows some ∼0.9 Gy for exhumation"
 _DURATION_BEFORE = re.compile(
     r"(?:repose|duration|span|interval|period|lifetime|hiatus|gap)\s+of\s+(?:between\s+|about\s+|up to\s+)?$"
-    r"|\b(?:lasted|lasting|lasts|within|over|for|some|spanning|spans|spanned)\s+"
+    r"|\b(?:lasted|lasting|lasts|within|over|for|some|span|spanning|spans|spanned)\s+"
     r"(?:about\s+|up to\s+|the (?:last|past|first)\s+)?$",
     re.IGNORECASE,
 )
 _DURATION_AFTER = re.compile(
-    r"^\s*(?:after|before|later|earlier|long|of (?:dispersion|repose|time|duration|crystalli[sz]ation|"
+    r"^\s*(?:after|before|later|earlier|long|(?:[a-z]+\s+)?time\s?scales?|durations?|"
+    r"of (?:dispersion|repose|time|duration|crystalli[sz]ation|"
     r"(?:geologic(?:al)? )?history))\b",
     re.IGNORECASE,
 )
+# a term of a formula, not a value: an operator joins it to another term ("1 + 2√(2/df)", "1 ± 2/ν",
+# "exp[λt] − 1"); a lone "±" before it makes it an uncertainty or offset ("±50 K for temperature");
+# "at mass 204" names an isotope
+_FORMULA_BEFORE = re.compile(
+    r"(?:[\w)\]]\s*[+*^×]|(?<!°C)(?<!◦C)(?<![KMG]a)(?<!ka)[\w)\]]\s*/|[)\]]\s*[−\-–]|√|"
+    r"(?<![\d.]\s)(?<![\d.])±|\+/-|\bmass(?:es)?)\s*$"
+)
+_FORMULA_AFTER = re.compile(r"^\s*(?:[+*^√]|[×x]\s*(?![\d\s]*10)[^\W\d])|^/\s*(?![\d.])")
+_ISOTOPE_K = re.compile(r"(?:39|40|41)K")
 _CLAUSE_BREAK = re.compile(r"[;:]|\.\s|\bwhereas\b|\bwhile\b|\bbut\b")
 _AGE_UNITS = {"Ma", "ka", "Ga"}
 _AGE_FACTORS = {"ka": 1e-3, "Ma": 1.0, "Ga": 1e3}  # in Ma
@@ -299,6 +309,10 @@ def _value_groups(text: str, analytes: list[_Analyte]) -> Iterator[re.Match[str]
             continue
         if _TIMES_TEN.match(text[match.end() :]) or re.search(r"\bper\s*$", text[: match.start()]):
             continue  # "2.4 × 108 km3"; "parts per 10,000"
+        if _FORMULA_BEFORE.search(text[: match.start()]) or _FORMULA_AFTER.match(text[match.end() :]):
+            continue  # "MSWD > 1 + 2√(2/df)", "(exp[λt] − 1)": terms of a formula
+        if _ISOTOPE_K.match(text, match.start("lo")):
+            continue  # "the decay of 40K to 40Ca": potassium-40, not 40 kelvin
         unit = _unit_of(match)
         if unit not in _AGE_UNITS and re.search(r"\bby\s*$", text[: match.start()]):
             continue  # "lowers Tp by ~140 °C": a change, not a reported value ("by 340 Ma" is a date)

@@ -228,6 +228,70 @@ def test_mixed_unit_ranges_and_durations_are_not_misread_as_ages() -> None:
     assert rows("The models explored a t–T space spanning 200 Myr.") == []
 
 
+def test_terms_of_formulas_isotopes_and_offsets_are_no_values() -> None:
+    """Cases from a blind audit of rows read from unseen papers: the 1 and 2 of a test's cut-off
+    formula, the 1 of "exp(λt) − 1", potassium-40 read as 40 kelvin, a mass number, a lone "±" (an
+    uncertainty or an offset, not a value); a capitalised "Between", a range whose low end has a "∼",
+    and time scales that are durations."""
+    assert rows("Scenario 1 is rejected if MSWD > 1 + 2√2/df (at a 95% confidence level).") == []
+    assert rows("MSWD values outside the range of 1 ± 2√2/ν lead to the rejection of H0.") == []
+    assert rows("where y = [187Os/188Os] and b = (exp[λ187t] - 1).") == []
+    assert rows("It is based on the branched decay of 40K to 40Ca and 40Ar.") == []
+    assert rows("For the 204Pb/206Pb ratio, the counts at mass 204 and at mass 206 are Poisson.") == []
+    assert rows("Errors can be absolute (e.g., ±50 K for temperature) or relative.") == []
+    assert rows("Impact craters with ages known within ±75 My are shown.") == []
+    assert rows("At a 33 °C/km geothermal gradient the rocks were exhumed.") == []
+    assert rows("Between 360 Ma and 330 Ma, a shortening phase occurred.") == [("age", 330.0, 360.0, "Ma")]
+    assert rows("A component unblocked between ∼330 °C and 475 °C.") == [("T", 330.0, 475.0, "°C")]
+    assert rows("Matzel et al. found 3–5 Myr assembly time scales.") == []
+    assert rows("Crystallisation timescales may span 200-700 kyr for magmatic zircons.") == []
+    # what stays: kelvin with a space, an asymmetric uncertainty, a value before a slash and a number
+    assert rows("The melt was held at 1473 K.") == [("T", 1473.0, None, "K")]
+    assert [(v.value, v.notes) for v in extract_text_values("Tp = 1475 +45/−50 °C.")] == [
+        (1475.0, ["asymmetric uncertainty +45/-50"])
+    ]
+    assert rows("The t–T box was set at 140 °C/200 Ma.")[:1] == [("T", 140.0, None, "°C")]
+
+
+def test_compound_words_units_and_formula_indices_are_no_samples() -> None:
+    """A name found anywhere in a sentence has a capital and no lowercase word or unit for a part:
+    "64-bit", "16-sample", "1547-grain", "10-km", "Ma-20", a word broken at a line end before a line
+    number ("influ-34"), a formula's index ("2n-3") are no samples; after the word "sample" a symbol
+    and a number ("samples N1 and N2") and a lowercase name ("sample ks-12") are."""
+    from geo_assets.measurements.samples import sample_mentions
+
+    for text in ("We use 64-bit floats.", "The 16-sample, 1547-grain dataset.", "Craters of 10-km size.",
+                 "Cooling from 120 Ma-20 °C.", "The influ-34 ence of water.", "The 95 % percentile of χ22n-3.",
+                 "The 36-Gy record.", "H2O-CO2 fluids"):  # fmt: skip
+        assert sample_mentions(text) == [], text
+    named = {
+        "The CADs of samples N1 and N2 plot together.": ("N1", "N2"),
+        "Sample ks-12 gives 410 Ma.": ("ks-12",),
+        "The demagnetization of HUI47-B is shown.": ("HUI47-B",),
+        "The values for KIL-1 and KIL-2 are 64-bit numbers.": ("KIL-1", "KIL-2"),
+    }
+    for text, names in named.items():
+        assert [m.names for m in sample_mentions(text)] == [names], text
+
+
+def test_a_site_column_names_the_sample_and_a_blank_cell_continues_the_row_above() -> None:
+    """A palaeomagnetic table's "Code" column of site codes gives the rows their sample; a row whose
+    code cell is blank ("R TC" under "BD03") is the same site's."""
+    from geo_assets.measurements.table_values import extract_table_values
+
+    rows_ = [
+        ["Code", "Component", "D", "I"],
+        ["BD03", "R", "144.25", "21.58"],
+        ["", "R TC", "123.98", "15.24"],
+        ["JaIb5", "Py", "200.1", "-30.2"],
+    ]
+    found = {(v.row, v.column): v for v in extract_table_values(rows_, caption="Table 1. Site means.")}
+    assert found["BD03 / R", "D"].sample == "BD03"
+    assert found["R TC", "I"].sample == "BD03"
+    assert "sample: the row above's (its sample cell is blank)" in found["R TC", "I"].notes
+    assert found["JaIb5 / Py", "D"].sample == "JaIb5"
+
+
 def test_store_replaces_filters_and_retires_rows(zhu_rows: list[Measurement], tmp_path: Path) -> None:
     from geo_rag_runtime.settings import Settings
     from geo_rag_runtime.stores.opening import open_documents
