@@ -329,3 +329,40 @@ def test_a_long_reference_list_set_small_does_not_make_the_text_a_footnote(tmp_p
     body = " ".join(root.find(".//t:body", NS).itertext())
     assert "placing the block between two ocean branches" in body and "Meso-Tethys" in body
     assert "Author10" not in body and "Author10" in " ".join(root.find(".//t:back", NS).itertext())
+
+
+def test_a_manuscripts_line_numbers_are_no_text(tmp_path: Path) -> None:
+    """A review manuscript numbers its lines in the margin, small. The numbers are left out: a word
+    broken at a line end joins again ("po-" + "tential"), a head keeps its own number ("1 Introduction",
+    not "8 1 Introduction"), and no number lands in a sentence ("a standard deviation of 17 0.5"). A
+    notebook's index, counting down its rows in the text's own type, stays."""
+    from tests.assets.paper_builders import pages_pdf
+
+    text = [
+        "We estimate the mantle potential temperature of the Basin and Range sample UT09DV04 with a",
+        "Monte Carlo approach: the equilibration pressures and temperatures are drawn from normal",
+        "distributions, and the olivine forsterite content has a mean of 90 and a standard deviation of",
+        "0.5 in every draw. Two thirds of the estimates lie within melting paths with po-",
+        "tential temperatures of 1350 C, close to the value obtained with the preferred parameters,",
+        "and the equilibration pressures of the suite are close to those of the single sample.",
+        "The distribution of estimates is skewed towards higher temperatures, as expected when some",
+        "estimates fall below the solidus and cannot be used to estimate a potential temperature.",
+    ]
+    page = [(60.0, 14.0, [(72.0, "Supplementary Materials: mantle potential temperatures")]),
+            (100.0, 12.0, [(72.0, "1 Introduction")])]  # fmt: skip
+    numbered = [(100.0, "7"), *((120.0 + 12 * i, str(8 + i)) for i in range(len(text)))]
+    for top, number in numbered:  # right-aligned at x = 60, 6 pt Helvetica digits are 3.336 pt wide
+        page.append((top, 6.0, [(60.0 - 3.336 * len(number), number)]))
+    page += [(120.0 + 12 * i, 10.0, [(72.0, line)]) for i, line in enumerate(text)]
+    notebook = [(70.0, 10.0, [(72.0, "Out[8]: the DataFrame of the test cases")])]
+    for i in range(10):
+        notebook.append((90.0 + 12 * i, 10.0, [(72.0, str(i)), (100.0, f"sample {i} gives 1350 C in bulk")]))
+    tei = pdf_to_tei(pages_pdf(tmp_path / "manuscript.pdf", [page, notebook]))
+    root = etree.fromstring(tei.encode())
+    body = " ".join(" ".join(root.find(".//t:body", NS).itertext()).split())
+    assert "melting paths with potential temperatures of 1350 C" in body
+    assert "a standard deviation of 0.5 in every draw" in body
+    assert not re.search(r"\b(?:9|1[0-5]) [a-z]", body.split("Out[8]")[0]), body
+    heads = [(h.get("n"), h.text) for h in root.iter(f"{{{TEI_NS}}}head") if h.text == "Introduction"]
+    assert heads == [("1", "Introduction")]
+    assert "in bulk 1 sample 1 gives" in body  # the index stays

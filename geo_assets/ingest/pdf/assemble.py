@@ -20,6 +20,7 @@ from geo_assets.ingest.pdf.headings import (
     KNOWN_HEADS,
     REFERENCE_HEADS,
     SKIPPED_HEADS,
+    SUPPLEMENT_HEAD,
     norm_head,
 )
 from geo_assets.ingest.pdf.hyphenation import join_lines
@@ -53,7 +54,7 @@ def assemble(
         if block.kind == "heading":
             text = clean_text(" ".join(ln.head_text or ln.text for ln in block.lines))
             norm = norm_head(text)
-            known = bool(block.head_number) or norm in KNOWN_HEADS
+            known = bool(block.head_number) or norm in KNOWN_HEADS or bool(SUPPLEMENT_HEAD.match(norm))
             if state == "refs" and not (
                 norm in BACK_HEADS or norm.startswith("appendi") or (block.head_number and first.bold >= 0.6)
             ):

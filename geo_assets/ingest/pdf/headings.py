@@ -115,6 +115,11 @@ KNOWN_HEADS = (
     _BODY_HEADS | BACK_HEADS | REFERENCE_HEADS | ABSTRACT_HEADS | SKIPPED_HEADS | {"appendix", "appendices"}
 )
 
+# a supplement's own heads open its body as a known head does ("Supplementary Texts", "Text S1: …",
+# "Supporting Information for …"): a supplement has no "Introduction", and its heads carry no number
+SUPPLEMENT_HEAD = re.compile(
+    r"^(?:supplementa(?:ry|l)|supporting)\b|^(?:text|note|section|methods?)\s+s\d{1,2}\b"
+)
 NUMBERED_HEAD = re.compile(
     r"^(?P<n>(?:[1-9]\d?|[A-H]\d{1,2}|[A-H](?=\.))(?:\.\d{1,2}){0,3})\.?\s+(?P<t>[A-Z(‘'\"“][^\n]{1,160})$"
 )

@@ -8,6 +8,9 @@ them once the whole page is known.
 """
 
 import re
+import statistics
+from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from geo_assets.ingest.pdf.layout import Glyph, Line
@@ -58,6 +61,7 @@ def page_lines(page: Any, page_no: int) -> list[Line]:
 
     items = [make_line(page_no, sorted(run, key=lambda g: g.x0)) for run in runs]
     items = [item for item in items if item.glyphs and item.text]
+    items = _without_line_numbers(items)
     items.sort(key=lambda ln: (ln.top, ln.x0))
     merged: list[Line] = []
     for item in items:
@@ -107,3 +111,57 @@ def make_line(page_no: int, glyphs: list[Glyph]) -> Line:
     if glyphs:
         line.finish()
     return line
+
+
+_LINE_NUMBER = re.compile(r"\d{1,5}")
+
+
+def _without_line_numbers(items: list[Line]) -> list[Line]:
+    """A manuscript's line numbers left out: a column of integers in the margin, counting up by one
+    (or five) down the page, with all the page's other text on one side of it. Read as text they
+    split words ("po-78 tential"), and values and samples were read from them ("standard deviation
+    17 0.5"). A table's serial-number column is kept: the table's other cells and the caption start
+    beside it, not all to one side, and a notebook's index is set in the text's own type."""
+    numbers = [item for item in items if _LINE_NUMBER.fullmatch(item.text.strip())]
+    if len(numbers) < 6:
+        return items
+    # set right-aligned (most) or left-aligned
+    columns = _aligned(numbers, lambda ln: ln.x1) + _aligned(numbers, lambda ln: ln.x0)
+    dropped: set[int] = set()
+    for column in columns:
+        if len(column) < 6:
+            continue
+        column.sort(key=lambda ln: ln.top)
+        values = [int(item.text.strip()) for item in column]
+        steps = [b - a for a, b in zip(values, values[1:], strict=False)]
+        if max(steps.count(1), steps.count(5)) < 0.8 * len(steps):
+            continue
+        left, right = min(i.x0 for i in column), max(i.x1 for i in column)
+        members = {id(i) for i in column}
+        others = [i for i in items if id(i) not in members]
+        if not others:
+            continue
+        beside = max(sum(o.x0 > right + 1.0 for o in others), sum(o.x1 < left - 1.0 for o in others))
+        # set apart from the text, as line numbers are (smaller, or another font): a notebook's
+        # DataFrame index counts down its left edge in the text's own type and stays
+        fonts = Counter(g.font for o in others for g in o.glyphs)
+        own = Counter(g.font for i in column for g in i.glyphs)
+        smaller = statistics.median(i.size for i in column) <= 0.92 * statistics.median(
+            o.size for o in others
+        )
+        if beside >= 0.95 * len(others) and (
+            smaller or own.most_common(1)[0][0] != fonts.most_common(1)[0][0]
+        ):
+            dropped |= members
+    return [item for item in items if id(item) not in dropped] if dropped else items
+
+
+def _aligned(items: list[Line], edge: Callable[[Line], float]) -> list[list[Line]]:
+    """``items`` grouped by where ``edge`` puts them, within 2 pt."""
+    groups: list[list[Line]] = []
+    for item in sorted(items, key=edge):
+        if groups and abs(edge(groups[-1][-1]) - edge(item)) <= 2.0:
+            groups[-1].append(item)
+        else:
+            groups.append([item])
+    return groups
