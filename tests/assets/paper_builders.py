@@ -132,22 +132,31 @@ def text_lines(
 
 def pages_pdf(path: Path, pages: list[list[tuple[float, float, list[tuple[float, str]]]]]) -> Path:
     """A PDF of positioned Helvetica text, a page per list: each line is (y from the top, size in
-    points, [(x, text), …]) on a US Letter page."""
+    points, [(x, text), …]) on a US Letter page; a text that starts with "**" is set in
+    Helvetica-Bold (the marks are not printed)."""
     writer = PdfWriter()
     font = DictionaryObject({
         NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
         NameObject("/BaseFont"): NameObject("/Helvetica"), NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
     })  # fmt: skip
     font_ref = writer._add_object(font)
+    bold = DictionaryObject({**font, NameObject("/BaseFont"): NameObject("/Helvetica-Bold")})
+    bold_ref = writer._add_object(bold)
     for lines in pages:
         ops = []
         for top, size, words in lines:
             for x, text in words:
+                face = "/F2" if text.startswith("**") else "/F1"
+                text = text.removeprefix("**")
                 escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-                ops.append(f"BT /F1 {size:g} Tf {x:.1f} {792 - top:.1f} Td ({escaped}) Tj ET")
+                ops.append(f"BT {face} {size:g} Tf {x:.1f} {792 - top:.1f} Td ({escaped}) Tj ET")
         page = writer.add_blank_page(width=612, height=792)
         page[NameObject("/Resources")] = DictionaryObject(
-            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font_ref})}
+            {
+                NameObject("/Font"): DictionaryObject(
+                    {NameObject("/F1"): font_ref, NameObject("/F2"): bold_ref}
+                )
+            }
         )
         content = DecodedStreamObject()
         content.set_data("\n".join(ops).encode("latin-1"))

@@ -366,3 +366,31 @@ def test_a_manuscripts_line_numbers_are_no_text(tmp_path: Path) -> None:
     heads = [(h.get("n"), h.text) for h in root.iter(f"{{{TEI_NS}}}head") if h.text == "Introduction"]
     assert heads == [("1", "Introduction")]
     assert "in bulk 1 sample 1 gives" in body  # the index stays
+
+
+def test_a_bold_table_label_on_its_own_line_keeps_the_title_below_it(tmp_path: Path) -> None:
+    """AGU and Wiley set "Table 1" in bold on a line of its own and the title below it in another
+    style; the title is the caption (it names the table's sample and unit), and the table's header
+    line a line and more below is not."""
+    from tests.assets.paper_builders import pages_pdf, text_lines
+
+    prose = [
+        "Zircon inclusions were mapped by SEM and EDS in the garnet schist, and their host minerals were",
+        "counted by area; the abundances of the whole rock and of the zircon inclusions are compared.",
+    ]
+    page = [(60.0, 14.0, [(72.0, "Petrochronology by laser ablation")]),
+            (100.0, 12.0, [(72.0, "1. Results")]),
+            *text_lines(120.0, 12, 9.0, prose),
+            (160.0, 8.0, [(72.0, "**Table 1")]),
+            (170.0, 8.0, [(72.0, "Relative Abundances (in Area Percent) of the Minerals in Metamorphic")]),
+            (180.0, 8.0, [(72.0, "Sample D21G-2")]),
+            (198.0, 8.0, [(72.0, "Mineral"), (160.0, "Whole rock"), (240.0, "Zircon")])]  # fmt: skip
+    for i, (mineral, rock, zircon) in enumerate((("Feldspar", "14.1", "2.5"), ("Garnet", "2.4", "20"),
+                                                 ("Mica", "24", "55"), ("Quartz", "55", "12"))):  # fmt: skip
+        page.append((210.0 + 10 * i, 8.0, [(72.0, mineral), (160.0, rock), (240.0, zircon)]))
+    tei = pdf_to_tei(pages_pdf(tmp_path / "agu.pdf", [page]))
+    root = etree.fromstring(tei.encode())
+    (table,) = root.findall(".//t:figure[@type='table']", NS)
+    caption = " ".join(table.find("t:figDesc", NS).itertext())
+    assert caption.startswith("Relative Abundances (in Area Percent)") and caption.endswith("Sample D21G-2")
+    assert "Whole rock" not in caption

@@ -10,6 +10,7 @@ import statistics
 from dataclasses import dataclass
 
 from geo_assets.ingest.pdf.classify import KEYWORDS, TERMINAL
+from geo_assets.ingest.pdf.headings import CAPTION
 from geo_assets.ingest.pdf.layout import Line
 
 
@@ -88,8 +89,16 @@ def build_blocks(lines: list[Line], body_size: float) -> list[Block]:
         ):
             last.lines.append(line)  # "Keywords:" alone on its line, one term per line below
             continue
+        if last is not None and last.kind == "caption" and _title_below_label(last.lines, line):
+            last.lines.append(line)  # "Table 1" in bold on its own line, its title in italics below
+            continue
         continues = last is not None and last.kind in ("paragraph", "caption", "keywords")
-        if continues and last is not None and not _starts_new_block(last.lines[-1], line, usual_gap):
+        if (
+            continues
+            and last is not None
+            and not _starts_new_block(last.lines[-1], line, usual_gap)
+            and not (last.kind == "caption" and _below_caption(last.lines[-1], line))
+        ):
             last.lines.append(line)
             continue
         blocks.append(Block("paragraph", [line]))
@@ -107,3 +116,26 @@ def _starts_new_block(prev: Line, cur: Line, usual_gap: float) -> bool:
     prev_short = prev.x1 < prev.right_ref - 1.5 * prev.size
     prev_end = prev.text.rstrip().endswith(TERMINAL)
     return (indented and (prev_end or prev_short)) or (prev_short and prev_end)
+
+
+def _title_below_label(caption: list[Line], line: Line) -> bool:
+    """Whether ``line`` is the title of a caption that is so far only its label: AGU and Wiley set
+    "Table 1" in bold on a line of its own and the title in another style right below it, which
+    the change of weight would otherwise cut off (the caption read "Table 1", its title lost)."""
+    label = caption[-1]
+    match = CAPTION.match(label.text.strip())
+    return (
+        len(caption) == 1
+        and match is not None
+        and not label.text.strip()[match.end() :].strip(" .:|—–-")
+        and line.page == label.page
+        and 0 <= line.top - label.bottom < 1.2 * line.size
+        and abs(line.size - label.size) < 0.6
+        and abs(line.x0 - label.x0) < 2 * line.size
+    )
+
+
+def _below_caption(prev: Line, cur: Line) -> bool:
+    """A line more than 0.8 of its type size below a caption on its page (a table's first header
+    cell) is no more of it, whatever column the reading order gave it."""
+    return cur.page == prev.page and cur.top - prev.bottom > 0.8 * cur.size
