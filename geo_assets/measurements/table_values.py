@@ -298,6 +298,21 @@ _UNIT_WORDS = {
     "permil": "‰",
 }
 _KNOWN_UNITS = set(_UNITS.values())
+# a caption that says the table's values are percentages: "All discordance values are expressed as
+# percentages", "Relative Abundances (in Area Percent)", "β in %"; columns named by their own words
+# and given no unit otherwise take "%"
+_PERCENT_CAPTION = re.compile(
+    r"\b(?:values|abundances|data|proportions|contents)\s+(?:are|is)\s+"
+    r"(?:expressed\s+|given\s+|reported\s+|quoted\s+|listed\s+)?(?:as|in)\s+(?:per\s?cent(?:ages?)?|%)"
+    r"|\(\s*in\s+(?:[a-z]+\s+)?per\s?cent\s*\)|\b(?:values|data|abundances)\s+in\s+%|\S\s+in\s+%\)",
+    re.IGNORECASE,
+)
+# "…, except for dt, which is expressed in Myr": that column's own unit
+_EXCEPT_UNIT = re.compile(
+    r"except\s+(?:for\s+)?(?P<cols>[^,;.]{1,20}?),?\s+which\s+(?:is|are)\s+(?:expressed\s+|given\s+)?in\s+"
+    r"(?P<unit>[^\s;.,()]+)",
+    re.IGNORECASE,
+)
 # "<columns> have units of <unit>", "<columns> are (given|expressed|reported) in <unit>"
 _COLUMN_UNITS = re.compile(
     r"(?:^|[;.]\s*|,\s*(?:and\s+)?)(?P<cols>[^;.:]{1,120}?)\s+(?:ha(?:s|ve)\s+units?\s+of|(?:is|are)\s+"
@@ -325,6 +340,10 @@ def caption_column_units(caption: str) -> dict[str, str]:
             key = re.sub(r"\s+", "", name)
             if key and len(key) <= 20:
                 out[key] = unit
+    for match in _EXCEPT_UNIT.finditer(_plain(caption)):
+        unit = _UNITS.get(match.group("unit"), "")
+        if unit:
+            out[re.sub(r"\s+", "", match.group("cols"))] = unit
     return out
 
 
@@ -469,6 +488,7 @@ def extract_table_values(
     uncertainty_of: dict[int, int] = {}
     level_of: dict[int, str] = {}
     relative: set[int] = set()
+    percent: set[int] = set()  # columns in the percent the caption says the table's values are in
     for i, header in enumerate(headers):
         if i <= labels_at[-1] or not header:
             continue
@@ -509,6 +529,16 @@ def extract_table_values(
             if grouped:  # under a group header ("Compositional Parameters"): the column's own words
                 plain = " ".join(_plain(own).split())
             named = (plain, "other", _unit_in(plain))  # the header as printed names the quantity
+        first = _plain(header).split()[0] if header.split() else ""
+        if (
+            named[1] == "other"
+            and not named[2]
+            and not given
+            and first not in column_units  # "except for dt, which is expressed in Myr" ("dt −71 −48")
+            and _PERCENT_CAPTION.search(_plain(caption))
+        ):
+            named = (named[0], "other", "%")  # "All discordance values are expressed as percentages"
+            percent.add(i)
         columns[i] = named
     # "(f)" over a "±" column, "(f) Errors are 2-sigma" below; then a value column's own mark, for
     # the "± x" printed in its cells ("(h) Weighted mean ± 2s internal uncertainty")
@@ -551,6 +581,8 @@ def extract_table_values(
             notes = _cell_notes(marks, mark, relative=i in relative and uncertainty is not None)
             if continued and sample:
                 notes.append("sample: the row above's (its sample cell is blank)")
+            if i in percent:
+                notes.append("unit: % (caption)")
             if i in worded:
                 unit = ""
                 notes.append(f"unit {worded[i]} (caption)")

@@ -292,6 +292,26 @@ def test_a_site_column_names_the_sample_and_a_blank_cell_continues_the_row_above
     assert found["JaIb5 / Py", "D"].sample == "JaIb5"
 
 
+def test_a_caption_that_says_the_values_are_percentages_gives_them_the_unit() -> None:
+    """ "All discordance values are expressed as percentages, except for dt, which is expressed in
+    Myr": the columns named by their own words take "%", with a note, and dt its own unit; a caption
+    whose uncertainties are in % gives the values no unit."""
+    from geo_assets.measurements.table_values import extract_table_values
+
+    rows_ = [["dr", "dt", "dsk"], ["10", "97", "0.62"], ["20", "190", "1.4"], ["30", "320", "2.3"]]
+    caption = ("Conversion table for the discordance filters. All discordance values are expressed as "
+               "percentages, except for dt, which is expressed in Myr.")  # fmt: skip
+    found = {(v.row, v.column): v for v in extract_table_values(rows_, caption=caption)}
+    assert found["10", "dsk"].unit == "%" and "unit: % (caption)" in found["10", "dsk"].notes
+    assert found["10", "dt"].unit == "Ma"
+    plain = extract_table_values(rows_, caption="Discordance filters; errors are in % (2σ).")
+    assert {v.unit for v in plain if v.column == "dsk"} == {""}
+    modal = [["Mineral", "Whole rock", "Zircon"], ["Feldspar", "14.1", "2.5"], ["Garnet", "2.4", "20"],
+             ["Quartz", "55", "12"]]  # fmt: skip
+    abundances = extract_table_values(modal, caption="Relative Abundances (in Area Percent) of the Minerals")
+    assert {v.unit for v in abundances} == {"%"}
+
+
 def test_store_replaces_filters_and_retires_rows(zhu_rows: list[Measurement], tmp_path: Path) -> None:
     from geo_rag_runtime.settings import Settings
     from geo_rag_runtime.stores.opening import open_documents
