@@ -307,12 +307,6 @@ _PERCENT_CAPTION = re.compile(
     r"|\(\s*in\s+(?:[a-z]+\s+)?per\s?cent\s*\)|\b(?:values|data|abundances)\s+in\s+%|\S\s+in\s+%\)",
     re.IGNORECASE,
 )
-# "…, except for dt, which is expressed in Myr": that column's own unit
-_EXCEPT_UNIT = re.compile(
-    r"except\s+(?:for\s+)?(?P<cols>[^,;.]{1,20}?),?\s+which\s+(?:is|are)\s+(?:expressed\s+|given\s+)?in\s+"
-    r"(?P<unit>[^\s;.,()]+)",
-    re.IGNORECASE,
-)
 # "<columns> have units of <unit>", "<columns> are (given|expressed|reported) in <unit>"
 _COLUMN_UNITS = re.compile(
     r"(?:^|[;.]\s*|,\s*(?:and\s+)?)(?P<cols>[^;.:]{1,120}?)\s+(?:ha(?:s|ve)\s+units?\s+of|(?:is|are)\s+"
@@ -323,7 +317,8 @@ _COLUMN_UNITS = re.compile(
 
 def caption_column_units(caption: str) -> dict[str, str]:
     """Column header → unit, where a caption gives columns their units in words ("U, s[U], Th, and
-    s[Th] have units of parts per million"; "t and s[t] are in millions of years"); a unit outside
+    s[Th] have units of parts per million"; "t and s[t] are in millions of years"; "…, except for dt,
+    which is expressed in Myr"); a unit outside
     the vocabulary is kept in its words ("millivolts per hertz"). Headers compared without spaces,
     case kept."""
     out: dict[str, str] = {}
@@ -336,14 +331,16 @@ def caption_column_units(caption: str) -> dict[str, str]:
         if not unit:  # a unit outside the vocabulary ("millivolts per hertz"): kept in words
             unit = " ".join(printed)
         for column in re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group("cols")):
-            name = re.sub(r"^(?:and\s+)?(?:the\s+)?(?:columns?\s+)?", "", column.strip(), flags=re.I)
+            # "…, except for dt, which is expressed in Myr": the column is "dt"
+            name = re.sub(
+                r"^(?:and\s+)?(?:except\s+(?:for\s+)?)?(?:the\s+)?(?:columns?\s+)?",
+                "",
+                column.strip(),
+                flags=re.I,
+            )
             key = re.sub(r"\s+", "", name)
             if key and len(key) <= 20:
                 out[key] = unit
-    for match in _EXCEPT_UNIT.finditer(_plain(caption)):
-        unit = _UNITS.get(match.group("unit"), "")
-        if unit:
-            out[re.sub(r"\s+", "", match.group("cols"))] = unit
     return out
 
 
@@ -469,6 +466,7 @@ def extract_table_values(
     headers = _headers(rows[:n_header], width)
     caption_unit = _caption_unit(_plain(caption))
     column_units = {**caption_column_units(definitions), **caption_column_units(caption)}
+    in_percent = bool(_PERCENT_CAPTION.search(_plain(caption)))  # "values are expressed as percentages"
     body = rows[n_header:]
     labels = [" ".join(r[label].split()) for r in body if r[label].strip()]
     value_headers = [h for i, h in enumerate(headers) if i > label and h]
@@ -529,13 +527,12 @@ def extract_table_values(
             if grouped:  # under a group header ("Compositional Parameters"): the column's own words
                 plain = " ".join(_plain(own).split())
             named = (plain, "other", _unit_in(plain))  # the header as printed names the quantity
-        first = _plain(header).split()[0] if header.split() else ""
         if (
-            named[1] == "other"
+            in_percent
+            and named[1] == "other"
             and not named[2]
             and not given
-            and first not in column_units  # "except for dt, which is expressed in Myr" ("dt −71 −48")
-            and _PERCENT_CAPTION.search(_plain(caption))
+            and _plain(header).split()[0] not in column_units  # "except for dt, …" ("dt −71 −48")
         ):
             named = (named[0], "other", "%")  # "All discordance values are expressed as percentages"
             percent.add(i)

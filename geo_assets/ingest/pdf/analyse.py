@@ -23,7 +23,7 @@ from geo_assets.ingest.pdf.blocks import build_blocks
 from geo_assets.ingest.pdf.classify import classify, set_references
 from geo_assets.ingest.pdf.columns import order_page
 from geo_assets.ingest.pdf.document import Document
-from geo_assets.ingest.pdf.headings import CAPTION, REFERENCE_HEADS, norm_head
+from geo_assets.ingest.pdf.headings import REFERENCE_HEADS, caption_title, norm_head
 from geo_assets.ingest.pdf.hyphenation import vocabulary
 from geo_assets.ingest.pdf.layout import Line, box_coords
 from geo_assets.ingest.pdf.lines import page_lines
@@ -180,12 +180,6 @@ def _outside_tables(lines: list[Line], tables: list[WordTable]) -> list[Line]:
     return [ln for ln in lines if not inside(ln)] or lines
 
 
-def _caption_text(table: WordTable) -> str:
-    """The word reader's caption without its "Table N" label ("" when it has no label)."""
-    match = CAPTION.match(table.caption)
-    return table.caption[match.end() :].strip(" .:|—–-") if match else ""
-
-
 def _trim_captions(doc: Document, tables: list[WordTable]) -> None:
     """A caption block that ran on into its table's header ("… isotopic data Compositional
     Parameters", the first words of a group header set close below the caption) ends where the word
@@ -194,7 +188,7 @@ def _trim_captions(doc: Document, tables: list[WordTable]) -> None:
         if kind != "table":
             continue
         for table in (t for t in tables if t.label == label):
-            own = _caption_text(table)
+            own = caption_title(table.caption) or ""
             extra = text[len(own) :].split() if own and text.startswith(own) else []
             header = {w for row in table.rows[: table.header_rows] for cell in row for w in cell.split()}
             if extra and all(w in header for w in extra):
@@ -233,5 +227,5 @@ def _sideways_captions(doc: Document, tables: list[WordTable]) -> None:
     for table in tables:
         if table.label in labels:
             continue
-        doc.captions.append(("table", table.label, _caption_text(table) or table.caption))
+        doc.captions.append(("table", table.label, caption_title(table.caption) or table.caption))
         doc.caption_coords.append(box_coords(table.page, *table.box))

@@ -21,6 +21,7 @@ from geo_assets.ingest.pdf.headings import (
     REFERENCE_HEADS,
     SKIPPED_HEADS,
     SUPPLEMENT_HEAD,
+    caption_title,
     norm_head,
 )
 from geo_assets.ingest.pdf.hyphenation import join_lines
@@ -102,7 +103,7 @@ def assemble(
             if match:
                 kind = "table" if match.group("kind").lower().startswith("tab") else "figure"
                 label = f"{'Table' if kind == 'table' else 'Figure'} {match.group('num')}"
-                doc.captions.append((kind, label, text[match.end() :].strip(" .:|—–-") or text))
+                doc.captions.append((kind, label, caption_title(text) or text))
                 doc.caption_coords.append(coords(block.lines))
             continue
         text = text_of(block)

@@ -10,7 +10,7 @@ import statistics
 from dataclasses import dataclass
 
 from geo_assets.ingest.pdf.classify import KEYWORDS, TERMINAL
-from geo_assets.ingest.pdf.headings import CAPTION
+from geo_assets.ingest.pdf.headings import caption_title
 from geo_assets.ingest.pdf.layout import Line
 
 
@@ -123,11 +123,9 @@ def _title_below_label(caption: list[Line], line: Line) -> bool:
     "Table 1" in bold on a line of its own and the title in another style right below it, which
     the change of weight would otherwise cut off (the caption read "Table 1", its title lost)."""
     label = caption[-1]
-    match = CAPTION.match(label.text.strip())
     return (
         len(caption) == 1
-        and match is not None
-        and not label.text.strip()[match.end() :].strip(" .:|—–-")
+        and caption_title(label.text.strip()) == ""
         and line.page == label.page
         and 0 <= line.top - label.bottom < 1.2 * line.size
         and abs(line.size - label.size) < 0.6

@@ -131,6 +131,15 @@ CAPTION = re.compile(
     r"(?P<after>\s*[.:|—–-]|\s*$|\s+(?=[A-Z(]))",
     re.IGNORECASE,
 )
+
+
+def caption_title(text: str) -> str | None:
+    """A caption's text after its label ("Table 1. Major elements" → "Major elements", "Table 1" →
+    ""); None when ``text`` opens with no caption label."""
+    match = CAPTION.match(text)
+    return text[match.end() :].strip(" .:|—–-") if match else None
+
+
 HEAD_NUMBER_PREFIX = re.compile(
     r"^((?:[1-9]\d?|[A-H]\d{0,2})(?:\.\d{1,2}){0,3}|(?:IX|IV|V?I{1,3}|V|X))\.?\s+"
 )
