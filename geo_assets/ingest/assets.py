@@ -60,12 +60,13 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     deps=[raw_pdf],
     group_name="ingest",
     kinds={"pdf", "xml"},
+    # 11: a glyph whose type size differs in the last digits stays in its word ("−0.55", not "−0 . 55");
     # 10: a bold "Table 1" alone on its line keeps the title below it; a caption stops a line above
     # the table's header; 9: a manuscript's line numbers left out, a supplement's "Text S1" heads
     # open its body; 8: "Table DR1" captions, sample section rows, group headers set at their columns' left;
     # 7: tables carried onto the next page, bare tables' header lines; 6: tables without a caption,
     # group headers; 5: wide tables under a short caption
-    code_version="tei-10",
+    code_version="tei-11",
     pool="grobid",
     output_required=False,
     check_specs=[dg.AssetCheckSpec("tei_non_empty", asset="tei_xml")],

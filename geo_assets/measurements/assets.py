@@ -15,6 +15,8 @@ from geo_rag_runtime.vocab import vocabulary_version
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
+    # 18: a quantity named by its header drops the unit the header prints ("dt [Ma]" → "dt"); a
+    # bracketed unit outside the vocabulary ("U [pmol]") goes to the notes; a capital ΔD is no δD;
     # 17: a caption that says the values are percentages gives "%" to columns named by their words;
     # 16: formula terms, potassium-40, lone "±" offsets and time scales are no values; compound words,
     # units and formula indices are no samples; "Site"/"Code" columns name samples (audit of unseen rows);
@@ -22,7 +24,7 @@ from geo_rag_runtime.vocab import vocabulary_version
     # 14: a sparse top header line heads its own column only; a wrapped header's "error)" is no
     # uncertainty column; a continued page takes its first page's caption unit and is cited at its
     # own block; 13: a name before its bracketed value is its sample; ratio columns in Ma are ages
-    code_version=f"measurements-17+vocab.{vocabulary_version()}",
+    code_version=f"measurements-18+vocab.{vocabulary_version()}",
     pool="docstore",
     check_specs=[dg.AssetCheckSpec("rows_with_sample", asset="measurements")],
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "

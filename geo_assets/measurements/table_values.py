@@ -274,6 +274,17 @@ def _unit_in(text: str) -> str:
     return next(iter(_units_named(text, {"%", "K", "My"})), "")
 
 
+# a bracketed unit outside the vocabulary at a header's end: "U [pmol]", "4He (ncc)", "I (cps)", "x (µm)"
+_OTHER_UNIT = re.compile(
+    r"[\[(]\s*((?:[pnµμmkf]?(?:mol|g|cc|l|L|m|V|A|s)|cps|counts?|mV/Hz)(?:/[a-zA-Z]+)?)\s*[\])]\s*$"
+)
+
+
+def _printed_unit(header: str) -> str:
+    match = _OTHER_UNIT.search(header)
+    return match.group(1) if match else ""
+
+
 def _caption_unit(caption: str) -> str:
     found = set(_units_named(caption, {"%", "K", "My", "ε"}))
     return found.pop() if len(found) == 1 else ""
@@ -482,7 +493,9 @@ def extract_table_values(
     while labels_at[-1] + 1 < width and _wordy(body, labels_at[-1] + 1):
         labels_at.append(labels_at[-1] + 1)
     columns: dict[int, tuple[str, str, str]] = {}  # index -> (analyte, kind, unit)
-    worded: dict[int, str] = {}  # index -> a unit the caption gives in words outside the vocabulary
+    # index -> (unit, where it is printed): a unit outside the vocabulary, from the caption's words
+    # or the header's brackets
+    worded: dict[int, tuple[str, str]] = {}
     uncertainty_of: dict[int, int] = {}
     level_of: dict[int, str] = {}
     relative: set[int] = set()
@@ -508,7 +521,12 @@ def extract_table_values(
         if given and given in _KNOWN_UNITS and not _unit_in(_plain(header)):
             header = f"{header} [{given}]"  # the caption's unit, as if the header printed it
         elif given and given not in _KNOWN_UNITS:
-            worded[i] = given  # no ratio, no vocabulary unit: the caption's words go to the notes
+            worded[i] = (
+                given,
+                "caption",
+            )  # no ratio, no vocabulary unit: the caption's words go to the notes
+        elif not _unit_in(_plain(header)) and (printed := _printed_unit(_plain(header))):
+            worded[i] = (printed, "header")  # "U [pmol]": a unit outside the vocabulary, kept in the notes
         own = _own_header(rows[1:n_header], i)
         if own and _NOT_QUANTITY.match(_plain(own).strip(" .:")):
             continue  # "corr. coef." under a group header ("Radiogenic Isotope Ratios")
@@ -526,7 +544,14 @@ def extract_table_values(
             )
             if grouped:  # under a group header ("Compositional Parameters"): the column's own words
                 plain = " ".join(_plain(own).split())
-            named = (plain, "other", _unit_in(plain))  # the header as printed names the quantity
+            # the header as printed names the quantity, less the unit it prints ("dt [Ma]" → "dt")
+            unit = _unit_in(plain)
+            bare = " ".join(
+                _BRACKETED_UNIT.sub(
+                    lambda m: "" if _UNITS.get(m.group(1).strip()) else m.group(0), plain
+                ).split()
+            )
+            named = (bare or plain, "other", unit)
         if (
             in_percent
             and named[1] == "other"
@@ -582,7 +607,7 @@ def extract_table_values(
                 notes.append("unit: % (caption)")
             if i in worded:
                 unit = ""
-                notes.append(f"unit {worded[i]} (caption)")
+                notes.append("unit {} ({})".format(*worded[i]))
             out.append(
                 TableValue(
                     analyte=name,

@@ -100,7 +100,8 @@ _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"Fe\s*(?:\+2|2\+)\s*/\s*ΣFe"), "Fe2+/ΣFe"),
     (re.compile(rf"(?:{_OXIDE}|{_ELEMENT})\s*/\s*(?:{_OXIDE}|{_ELEMENT})(?![a-z])"), "ratio"),
     (re.compile(r"[εԑϵ]\s*(?:Nd|Hf|Sr|Os)(?:\s*\(\s*[tTi0]\s*\))?"), "epsilon"),
-    (re.compile(rf"[δΔ]\s*(?:\d{{1,3}}\s?{_ELEMENT}|D)"), "delta"),
+    # δD is deuterium; a capital ΔD is a difference in declination or density, no isotope
+    (re.compile(rf"[δΔ]\s*\d{{1,3}}\s?{_ELEMENT}|δ\s*D(?![a-z])"), "delta"),
     (re.compile(rf"(?<![A-Za-z0-9]){_OXIDE}(?![A-Za-z0-9])"), "oxide"),
     (re.compile(r"\bMSWDs?\b"), "MSWD"),
     (re.compile(r"\b(?:Mg|Fo)\s?#"), "number"),

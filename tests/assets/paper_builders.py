@@ -149,7 +149,7 @@ def pages_pdf(path: Path, pages: list[list[tuple[float, float, list[tuple[float,
                 face = "/F2" if text.startswith("**") else "/F1"
                 text = text.removeprefix("**")
                 escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-                ops.append(f"BT {face} {size:g} Tf {x:.1f} {792 - top:.1f} Td ({escaped}) Tj ET")
+                ops.append(f"BT {face} {size:.12g} Tf {x:.1f} {792 - top:.1f} Td ({escaped}) Tj ET")
         page = writer.add_blank_page(width=612, height=792)
         page[NameObject("/Resources")] = DictionaryObject(
             {

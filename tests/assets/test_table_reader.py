@@ -4,7 +4,6 @@ a real CC BY table read end to end, and the layouts the unseen-papers benchmark 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -18,19 +17,18 @@ CORRIGENDUM = (
 
 
 class FakePage:
-    """A page as pdfplumber's ``extract_words`` gives it: (text, x0, top) at 9 pt."""
+    """A page as pdfplumber gives its characters: words (text, x0, top) at 9 pt, ``pitch`` (5 pt) a
+    character."""
 
     width = 600.0
 
-    def __init__(self, words: list[tuple[str, float, float]], size: float = 9.0) -> None:
-        self.words = [
-            {"text": t, "x0": x, "x1": x + 5.0 * len(t), "top": top, "bottom": top + size, "size": size,
-             "upright": True}
+    def __init__(self, words: list[tuple[str, float, float]], size: float = 9.0, pitch: float = 5.0) -> None:
+        self.chars = [
+            {"text": ch, "x0": x + pitch * k, "x1": x + pitch * (k + 1), "top": top, "bottom": top + size,
+             "doctop": top, "size": size, "upright": True, "matrix": (1.0, 0.0, 0.0, 1.0, x + pitch * k, 0.0)}
             for t, x, top in words
+            for k, ch in enumerate(t)
         ]  # fmt: skip
-
-    def extract_words(self, **_: Any) -> list[dict[str, Any]]:
-        return self.words
 
 
 def _line(top: float, *cells: tuple[str, float]) -> list[tuple[str, float, float]]:
@@ -105,10 +103,12 @@ def test_raised_mass_numbers_over_lines_make_one_ratio() -> None:
         + _line(84, ("z1", 40), ("0.1834", 120), ("0.0765", 220))
         + _line(96, ("z2", 40), ("0.1840", 120), ("0.0766", 220))
     )
-    small = FakePage(_line(58, ("206", 114), ("207", 214)) + _line(68, ("238", 114), ("206", 214)), size=6.0)
-    for word in small.words:
-        word["x1"] = word["x0"] + 11.5  # touching the element symbol
-    big.words += small.words
+    small = FakePage(  # touching the element symbol
+        _line(58, ("206", 114), ("207", 214)) + _line(68, ("238", 114), ("206", 214)),
+        size=6.0,
+        pitch=11.5 / 3,
+    )
+    big.chars += small.chars
     (table,) = page_word_tables(big, 1)
     values = extract_table_values(table.rows, table.caption)
     assert {(v.row, v.analyte, v.value, v.unit) for v in values} == {
@@ -448,3 +448,76 @@ def test_a_caption_that_ran_on_into_its_table_header_ends_where_the_table_s_capt
     doc.captions = [("table", "Table DR1", "Zircon U-Pb isotopic data of the Duluth Complex anorthosites")]
     _trim_captions(doc, [table])  # a caption's second line that the word reader did not take: kept
     assert doc.captions[0][2].endswith("Duluth Complex anorthosites")
+
+
+def test_a_glyph_whose_type_size_differs_in_the_last_digits_stays_in_its_number(tmp_path: Path) -> None:
+    """A decimal point from a maths font, its size 9.00000000001 against the digits' 9 (Copernicus,
+    "−0" "." "55"): pdfplumber starts a new word at any change of size, so the cell read "−0 . 55",
+    no number, and the rows above it became header rows ("dt −71 −48")."""
+    import pdfplumber
+
+    from tests.assets.paper_builders import pages_pdf
+
+    digit, point = 9 * 0.556, 9 * 0.278  # Helvetica's advance widths at 9 pt
+
+    def number(x: float, whole: str, fraction: str) -> list[tuple[float, float, list[tuple[float, str]]]]:
+        end = x + digit * len(whole.lstrip("-")) + (9 * 0.333 if whole.startswith("-") else 0.0)
+        return [
+            (0.0, 9.0, [(x, whole)]),
+            (0.0, 9.00000000001, [(end, ".")]),
+            (0.0, 9.0, [(end + point, fraction)]),
+        ]
+
+    def row(
+        top: float, label: str, a: tuple[str, str], b: tuple[str, str]
+    ) -> list[tuple[float, float, list[tuple[float, str]]]]:
+        cells = [(top, 9.0, [(72.0, label)])]
+        cells += [(top, size, words) for _, size, words in number(140.0, *a)]
+        cells += [(top, size, words) for _, size, words in number(220.0, *b)]
+        return cells
+
+    page = [
+        (60.0, 9.0, [(72.0, "Table 1. Conversion table for the discordance filters.")]),
+        (80.0, 9.0, [(72.0, "dr"), (140.0, "dsk"), (220.0, "dc")]),
+        *row(94.0, "-10", ("-0", "55"), ("-3", "5")),
+        *row(106.0, "-5", ("-0", "33"), ("-2", "3")),
+        *row(118.0, "5", ("0", "41"), ("3", "2")),
+    ]
+    with pdfplumber.open(pages_pdf(tmp_path / "sizes.pdf", [page])) as pdf:
+        (table,) = page_word_tables(pdf.pages[0], 1)
+    assert table.header_rows == 1 and table.rows[1] == ["-10", "-0.55", "-3.5"]
+    values = {(v.row, v.analyte): v.value for v in extract_table_values(table.rows, table.caption)}
+    assert values[("-10", "dsk")] == -0.55 and values[("5", "dc")] == 3.2
+
+
+def test_units_in_a_header_or_caption_leave_the_quantity_s_name_and_a_capital_delta_d_is_no_isotope() -> None:
+    """ "dt" in Myr by the caption is the quantity dt in Ma, not "dt [Ma]"; a unit in brackets outside
+    the vocabulary ("U [pmol]") is kept in the notes, not dropped; a palaeomagnetic ΔD (a difference
+    in declination) is no deuterium δD in ‰."""
+    caption = (
+        "Conversion table. All values are expressed as percentages, except for dt, which is expressed in Myr."
+    )
+    rows = [["dr", "dt", "dsk"], ["-10", "-71", "-0.55"], ["-5", "-48", "-0.33"], ["5", "40", "0.41"]]
+    values = {(v.row, v.column): v for v in extract_table_values(rows, caption)}
+    assert (values[("-10", "dt")].analyte, values[("-10", "dt")].unit) == ("dt", "Ma")
+    assert (values[("-10", "dsk")].analyte, values[("-10", "dsk")].unit) == ("dsk", "%")
+
+    rows = [
+        ["#", "U [pmol]", "He [pmol]", "t[Ma]"],
+        ["1", "6.55", "4.105", "412"],
+        ["2", "4.2", "2.9", "398"],
+    ]
+    first = [v for v in extract_table_values(rows) if v.row == "1"]
+    assert [(v.analyte, v.unit, v.notes) for v in first] == [
+        ("U", "", ["unit pmol (header)"]),
+        ("He", "", ["unit pmol (header)"]),
+        ("age", "Ma", []),
+    ]
+
+    rows = [
+        ["Site", "Dec", "Inc", "ΔD", "δD"],
+        ["BD01", "12.1", "45.2", "3.04", "-92"],
+        ["BD03", "8.7", "41.0", "2.1", "-88"],
+    ]
+    by_column = {v.column: v for v in extract_table_values(rows) if v.row == "BD01"}
+    assert by_column["ΔD"].unit == "" and by_column["δD"].unit == "‰"

@@ -184,6 +184,13 @@ def _turned(char: dict[str, Any], quarter: int, width: float, height: float) -> 
     return {**char, **new, "doctop": new["top"], "upright": True, "size": size}
 
 
+def _sized(chars: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The characters with their type size rounded to 0.001 pt: pdfplumber starts a new word where
+    the size differs at all, and a glyph from a maths font can differ in the 13th digit
+    ("−0" "." "55" for −0.55 in a Copernicus table, 8.9663999999999 against 8.9664000000000)."""
+    return [{**c, "size": round(c["size"], 3)} for c in chars]
+
+
 def _unturn(
     box: tuple[float, float, float, float], quarter: int, width: float, height: float
 ) -> tuple[float, float, float, float]:
@@ -201,12 +208,12 @@ def _frames(page: Any) -> Iterator[tuple[int, list[_Word], float]]:
     pdfplumber reads them, then each turned direction's words read on the page turned upright."""
     chars = getattr(page, "chars", None) or []
     quarters = _quarters(chars)
-    if not any(quarters):  # every character upright (the common page): read as it always was
-        yield 0, _words_of(page.extract_words(**_WORD_SETTINGS)), float(page.width)
+    if not any(quarters):  # every character upright (the common page)
+        yield 0, _words_of(extract_words(_sized(chars), **_WORD_SETTINGS)), float(page.width)
         return
     width, height = float(page.width), float(page.height)
     upright = [c for c, q in zip(chars, quarters, strict=True) if q == 0]
-    yield 0, _words_of(extract_words(upright, **_WORD_SETTINGS)), width
+    yield 0, _words_of(extract_words(_sized(upright), **_WORD_SETTINGS)), width
     for quarter in (1, 2, 3):
         turned = [
             _turned(c, quarter, width, height) for c, q in zip(chars, quarters, strict=True) if q == quarter
