@@ -129,9 +129,22 @@ _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
 _UNIT_FOR_KIND = {"ratio": "ratio", "normalized": "ratio", "Eu/Eu*": "ratio", "Fe3+/ΣFe": "ratio",
                   "Fe2+/ΣFe": "ratio",
                   "ln": "ratio", "epsilon": "epsilon", "delta": "‰"}  # fmt: skip
+# a number that labels: "Figure 3", "Scenarios 1 and 2", "Experiment 4, 5 or 6", "Appendix 2"
 _SKIP_BEFORE = re.compile(
-    r"\b(?:Fig(?:ure)?s?\.?|Tables?|Sect(?:ion)?s?\.?|Eqs?\.?|Equations?|Supplementary|Database)\s*$",
+    r"\b(?:Fig(?:ure)?s?\.?|Tables?|Sect(?:ion)?s?\.?|Eqs?\.?|Equations?|Supplementary|Database|"
+    r"Scenarios?|Cases?|Experiments?|Runs?|Steps?|Appendi(?:x|ces)|Chapters?)"
+    r"\s*(?:\d+[a-z]?\s*(?:,|,?\s*and|,?\s*or|–|-|to)\s*)*$",
     re.IGNORECASE,
+)
+# not the quantity but its uncertainty or a rate of change: "a fixed analytical uncertainty of 1 Ma",
+# "heating rates of approximately 10°C min-1", "cooling at 5 °C/Myr"
+_UNCERTAINTY_BEFORE = re.compile(
+    r"\b(?:uncertaint(?:y|ies)|errors?|precision|resolution)\s+(?:of\s+)?(?:about\s+|approximately\s+|[~∼±]\s*)?$",
+    re.IGNORECASE,
+)
+_RATE_AFTER = re.compile(
+    r"^\s*(?:/\s*|per\s+)(?:min(?:ute)?|s(?:ec(?:ond)?)?|h(?:our|r)?|km|m|Myr|My|Ma|m\.y\.|kyr|yr|year|a)\b"
+    r"|^\s*(?:min|s|h|km|m|Myr|My|Ma|kyr|yr|a)\s*[-−–]\s*1\b",
 )
 _COUNT_AFTER = re.compile(
     # "9 samples", "∼700 individual zircon analyses" (up to two words between, none a preposition)
@@ -315,6 +328,11 @@ def _value_groups(text: str, analytes: list[_Analyte]) -> Iterator[re.Match[str]
         if _ISOTOPE_K.match(text, match.start("lo")):
             continue  # "the decay of 40K to 40Ca": potassium-40, not 40 kelvin
         unit = _unit_of(match)
+        if unit and (
+            _UNCERTAINTY_BEFORE.search(text[max(0, match.start() - 60) : match.start()])
+            or _RATE_AFTER.match(text[match.end() :])
+        ):
+            continue  # "an uncertainty of 1 Ma", "10 °C min-1": no age, no temperature
         if unit not in _AGE_UNITS and re.search(r"\bby\s*$", text[: match.start()]):
             continue  # "lowers Tp by ~140 °C": a change, not a reported value ("by 340 Ma" is a date)
         if unit in _AGE_UNITS and (

@@ -253,6 +253,22 @@ def test_terms_of_formulas_isotopes_and_offsets_are_no_values() -> None:
     assert rows("The t–T box was set at 140 °C/200 Ma.")[:1] == [("T", 140.0, None, "°C")]
 
 
+def test_labels_uncertainties_and_rates_are_not_the_quantity() -> None:
+    """Numbers that name a scenario or a section, an uncertainty or error stated in the quantity's
+    unit, and a rate of heating are not values of the quantity they sit beside."""
+    assert rows("The MSWD-test measures the difference between Scenarios 1 and 2.") == []
+    assert rows("The MSWD is defined in Sections 11 and 15.") == []
+    assert rows("These dates have a fixed analytical uncertainty of 1 Ma for all samples.") == []
+    assert rows("We find an absolute error of 1.1 Ma, equal to 2.2 σ.") == []
+    assert rows("Samples were heated at rates of approximately 10°C min- 1.") == []
+    assert rows("The rocks cooled at 5 °C/Myr since the Miocene.") == []
+    # what stays: the quantity itself, beside its uncertainty or a rate
+    assert rows("The sample gave an age of 101.1 Ma with an uncertainty of 1.1 Ma.") == [
+        ("age", 101.1, None, "Ma")
+    ]
+    assert rows("Heating was stopped at 580 °C.") == [("T", 580.0, None, "°C")]
+
+
 def test_compound_words_units_and_formula_indices_are_no_samples() -> None:
     """A name found anywhere in a sentence has a capital and no lowercase word or unit for a part:
     "64-bit", "16-sample", "1547-grain", "10-km", "Ma-20", a word broken at a line end before a line
