@@ -111,10 +111,10 @@ _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
         re.compile(r"\b(?:melt fractions?|degrees? of (?:partial )?melting|partial melting)\b"),
         "melt fraction",
     ),
-    (re.compile(r"\b(?:temperatures?)\b|\bT(?=\s*=)"), "T"),
-    (re.compile(r"\b(?:pressures?)\b|\bP(?=\s*=)"), "P"),
+    (re.compile(r"\b(?:temperatures?)\b|\bT(?=\s*[=<>≤≥])"), "T"),
+    (re.compile(r"\b(?:pressures?)\b|\bP(?=\s*[=<>≤≥])"), "P"),
     # "t = 800 Ma": t is the age symbol (not "∆t", "dt", "σt": model variables, _OTHER_SYMBOL)
-    (re.compile(r"\b(?:ages?|dates?|dated at)\b|(?<![\w∆Δ])t(?=\s*[=≈])"), "age"),
+    (re.compile(r"\b(?:ages?|dates?|dated at)\b|(?<![\w∆Δ])t(?=\s*[=≈<>≤≥])"), "age"),
     (
         re.compile(
             rf"(?<![A-Za-z0-9/]){_ELEMENT}(?=\s+(?:and\s+{_ELEMENT}\s+)?(?:contents?|concentrations?|abundances?))"
@@ -158,7 +158,8 @@ _COUNT_AFTER = re.compile(
 # "∆t = 0.01 σ", "N ≈ 50", "n = 25": a value assigned to a symbol that is no analyte (a variable of
 # the paper's model, a count) is that symbol's, not the analyte's named before it
 # (not "[206Pb/204Pb]c = 9": a subscript of the analyte)
-_OTHER_SYMBOL = re.compile(r"(?<![\w∆Δ\])])((?:[∆Δ]\s?)?[^\W\d_][^\W_]?)\s*[=≈]\s*$")
+# ("df > 3", "p < 0.05": a bound on such a symbol likewise)
+_OTHER_SYMBOL = re.compile(r"(?<![\w∆Δ\])])((?:[∆Δ]\s?)?[^\W\d_][^\W_]?)\s*[=≈<>≤≥]\s*$")
 _WORDS_NOT_SYMBOLS = frozenset({"of", "at", "to", "by", "is", "as", "be", "in", "on", "or", "an", "if", "it"})
 _CITATION = re.compile(r"(?:et al\.?,?|and [A-Z][a-z]+,?|[A-Z][a-z]+,)\s*\(?$")
 # a time span, not an age: "a repose of ~0.6–2 Ma", "~500 kyr of dispersion", "7–9 Ma after …",
@@ -264,14 +265,16 @@ def _inside(spans: list[tuple[int, int]], start: int, end: int) -> bool:
 
 
 # numbered references as PNAS, Science and Nature print them: "(24)", "(29–31)", "(13, 24)"
-_NUMBERED_CITATION = re.compile(r"\(\s*\d{1,3}(?:\s*[–,\-]\s*\d{1,3})*\s*\)")
+_NUMBERED_CITATION = re.compile(
+    r"\(\s*\d{1,3}(?:\s*[–,\-]\s*\d{1,3})*\s*\)|\[\s*\d{1,3}(?:\s*[–,\-]\s*\d{1,3})*\s*\]"
+)
 # "× 10^8" / "× 108" (the superscript lost in the PDF's text): a mantissa, which this grammar cannot
 # scale, so the number is left out rather than stored wrong
 _TIMES_TEN = re.compile(r"^\s*[×x]\s*10")
 
 
 def _citation_spans(text: str) -> list[tuple[int, int]]:
-    """Bracketed citations ("[Hoggard et al. 2020]") and numbered ones ("(24)", "(29–31)"): their
+    """Bracketed citations ("[Hoggard et al. 2020]") and numbered ones ("(24)", "(29–31)", "[2]"): their
     numbers are not values (author–year references in running text are caught by ``_CITATION``
     before the year)."""
     spans = [m.span() for m in re.finditer(r"\[[^\]]*\b(?:19|20)\d\d[a-z]?\b[^\]]*\]", text)]
@@ -348,9 +351,14 @@ _LIST_JOIN = re.compile(r"^\s*(?:,|and|or|,\s*and|,\s*or)\s*$")
 
 
 def _plain(text: str) -> str:
-    """Mathematical letters (𝑇𝑝, 𝑃) as plain ones, character by character so offsets stay valid."""
+    """Mathematical letters (𝑇𝑝, 𝑃) as plain ones, character by character so offsets stay valid; a
+    variation selector (U+FE00–FE0F, "√︁2" as LaTeX's fonts write it) as a space, so "√" still
+    reads as the operator before its number."""
     out = []
     for ch in text:
+        if "\ufe00" <= ch <= "\ufe0f":
+            out.append(" ")
+            continue
         folded = unicodedata.normalize("NFKC", ch)
         out.append(folded if len(folded) == 1 else ch)
     return "".join(out)

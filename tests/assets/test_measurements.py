@@ -258,6 +258,8 @@ def test_labels_uncertainties_and_rates_are_not_the_quantity() -> None:
     unit, and a rate of heating are not values of the quantity they sit beside."""
     assert rows("The MSWD-test measures the difference between Scenarios 1 and 2.") == []
     assert rows("The MSWD is defined in Sections 11 and 15.") == []
+    assert rows("Scenario 1 is rejected in favour of Scenario 2 if MSWD > 1 + 2\u221a\ufe012/df.") == []
+    assert rows("MSWD > 1 + 2√2/df (at a 95% confidence level, provided that df > 3 [2]).") == []
     assert rows("These dates have a fixed analytical uncertainty of 1 Ma for all samples.") == []
     assert rows("We find an absolute error of 1.1 Ma, equal to 2.2 σ.") == []
     assert rows("Samples were heated at rates of approximately 10°C min- 1.") == []
@@ -267,6 +269,8 @@ def test_labels_uncertainties_and_rates_are_not_the_quantity() -> None:
         ("age", 101.1, None, "Ma")
     ]
     assert rows("Heating was stopped at 580 °C.") == [("T", 580.0, None, "°C")]
+    assert rows("More specifically, if t < 3.7 Ga, then the correction applies.") == [("age", 3.7, None, "Ga")]
+    assert rows("Use 0.28 for T>1050°C.") == [("T", 1050.0, None, "°C")]
 
 
 def test_compound_words_units_and_formula_indices_are_no_samples() -> None:
