@@ -280,6 +280,25 @@ _OTHER_UNIT = re.compile(
 )
 
 
+# a column header that sets a condition of a model or an experiment ("λ = 200 (c = 0.01)", "P = 1
+# GPa"): its cells are values of the quantity the caption names with its unit ("…, β in %"), under
+# that condition
+_CONDITION = re.compile(r"^[^\W\d_][^\W_]{0,3}\s*[=≈<>≤≥]\s*[-−+]?\d")
+_CAPTION_QUANTITY = re.compile(
+    r"(?:^|[\s(,;])(?P<sym>[^\W\d_][^\W_]{0,3})\s+(?:in|\[|\()\s*"
+    r"(?P<unit>%|‰|ppm|ppb|wt\.?\s?%|Ma|ka|Ga|°C|K|GPa|kbar)\]?(?=[\s),;.]|$)"
+)
+
+
+def _caption_quantity(caption: str) -> tuple[str, str] | None:
+    """(symbol, unit) of the one quantity a caption names with a unit ("β in %"), else None."""
+    found = {
+        (m.group("sym"), _UNITS.get(m.group("unit"), m.group("unit")))
+        for m in _CAPTION_QUANTITY.finditer(caption)
+    }
+    return found.pop() if len(found) == 1 else None
+
+
 def _printed_unit(header: str) -> str:
     match = _OTHER_UNIT.search(header)
     return match.group(1) if match else ""
@@ -478,6 +497,8 @@ def extract_table_values(
     caption_unit = _caption_unit(_plain(caption))
     column_units = {**caption_column_units(definitions), **caption_column_units(caption)}
     in_percent = bool(_PERCENT_CAPTION.search(_plain(caption)))  # "values are expressed as percentages"
+    quantity = _caption_quantity(_plain(caption))
+    condition: dict[int, str] = {}  # index -> the condition a column's header sets
     body = rows[n_header:]
     labels = [" ".join(r[label].split()) for r in body if r[label].strip()]
     value_headers = [h for i, h in enumerate(headers) if i > label and h]
@@ -530,6 +551,12 @@ def extract_table_values(
         own = _own_header(rows[1:n_header], i)
         if own and _NOT_QUANTITY.match(_plain(own).strip(" .:")):
             continue  # "corr. coef." under a group header ("Radiogenic Isotope Ratios")
+        setting = " ".join(_plain(header).split())
+        if _CONDITION.match(setting):  # "λ = 200 (c = 0.01)", "P = 1 GPa": a condition, not the quantity
+            condition[i] = setting
+            # the quantity the caption names ("β in %"), else the header as printed, with no unit
+            columns[i] = (quantity[0], "other", quantity[1]) if quantity else (setting, "other", "")
+            continue
         named = _analyte_of(header, caption_unit)
         if named is None:
             plain = " ".join(_plain(header).split())
@@ -605,6 +632,8 @@ def extract_table_values(
                 notes.append("sample: the row above's (its sample cell is blank)")
             if i in percent:
                 notes.append("unit: % (caption)")
+            if i in condition:
+                notes.append(f"condition: {condition[i]}")
             if i in worded:
                 unit = ""
                 notes.append("unit {} ({})".format(*worded[i]))

@@ -269,7 +269,9 @@ def test_labels_uncertainties_and_rates_are_not_the_quantity() -> None:
         ("age", 101.1, None, "Ma")
     ]
     assert rows("Heating was stopped at 580 °C.") == [("T", 580.0, None, "°C")]
-    assert rows("More specifically, if t < 3.7 Ga, then the correction applies.") == [("age", 3.7, None, "Ga")]
+    assert rows("More specifically, if t < 3.7 Ga, then the correction applies.") == [
+        ("age", 3.7, None, "Ga")
+    ]
     assert rows("Use 0.28 for T>1050°C.") == [("T", 1050.0, None, "°C")]
 
 

@@ -521,3 +521,24 @@ def test_units_in_a_header_or_caption_leave_the_quantity_s_name_and_a_capital_de
     ]
     by_column = {v.column: v for v in extract_table_values(rows) if v.row == "BD01"}
     assert by_column["ΔD"].unit == "" and by_column["δD"].unit == "‰"
+
+
+def test_a_header_that_sets_a_condition_holds_the_quantity_the_caption_names() -> None:
+    """A model's or an experiment's table: the columns set a condition ("λ = 200 (c = 0.01)",
+    "P = 1 GPa"), the caption names what the cells are ("β in %", "F in %"): the cells are that
+    quantity under the condition (a note), not a quantity called "λ = 200 (c = 0.01)"."""
+    caption = "Power calculation (the probability of a Type II error, β in %) for noncentrality parameter λ"
+    rows = [["", "λ ≈ 0 (c ≈ 0)", "λ = 200 (c = 0.01)"], ["n = 10", "95", "86.4"], ["n = 100", "95", "61.2"]]
+    first = [(v.analyte, v.value, v.unit, v.row, v.notes) for v in extract_table_values(rows, caption)][:2]
+    assert first == [
+        ("β", 95.0, "%", "n = 10", ["condition: λ ≈ 0 (c ≈ 0)"]),
+        ("β", 86.4, "%", "n = 10", ["condition: λ = 200 (c = 0.01)"]),
+    ]
+    caption = "Table 2. Degree of melting of the peridotite (F in %) at each pressure"
+    rows = [["T (°C)", "P = 1 GPa", "P = 2 GPa"], ["1300", "12.5", "4.1"], ["1350", "18.0", "9.7"]]
+    melted = [(v.analyte, v.value, v.unit, v.notes) for v in extract_table_values(rows, caption)]
+    assert ("F", 12.5, "%", ["condition: P = 1 GPa"]) in melted
+    assert ("F", 9.7, "%", ["condition: P = 2 GPa"]) in melted
+    # without a quantity in the caption the header names the column, and its unit is no cell's
+    plain = extract_table_values(rows, "Table 2. Melting experiments")
+    assert {(v.analyte, v.unit) for v in plain if v.column == "P = 1 GPa"} == {("P = 1 GPa", "")}
