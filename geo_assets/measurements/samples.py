@@ -69,6 +69,18 @@ _FORMULA_TOKEN = re.compile(r"([A-Z][a-z]?)(\d*)")
 _ISOTOPE_PART = re.compile(r"\d{1,3}[A-Z][a-z]?")
 _LABEL_BEFORE = re.compile(r"\b(?:Fig(?:ure)?s?|Tables?|Eqs?|Equations?|Sections?|Appendix|S)\.?\s*$", re.I)
 _FOLLOWING = re.compile(r"^\s*(?:\)\s*)?(?:for|in|of|from|at)\s+(?:samples?\s+)?$", re.I)
+# names of instruments and software, not samples: "a variety of instruments (including SHRIMP-1,
+# SHRIMP-2 …)", "data reduction software (including Squid-1, Squid-2 …)", "the Neptune-Plus
+# spectrometer" (only for names found without the word "sample")
+_TOOLS = (
+    r"(?:software|instruments?|programs?|packages?|spectrometers?|versions?|codes?|scripts?|librar(?:y|ies)|"
+    r"toolbox(?:es)?|detectors?|satellites?|missions?|computers?)"
+)
+_TOOL_BEFORE = re.compile(
+    rf"\b{_TOOLS}\s*(?:\(\s*|,\s*|:\s*)?(?:including|such as|like|e\.g\.,?|i\.e\.,?|namely|called|named)?\s*$",
+    re.I,
+)
+_TOOL_AFTER = re.compile(rf"^\s*{_TOOLS}\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -140,6 +152,10 @@ def sample_mentions(sentence: str) -> list[SampleMention]:
                 continue
             if _LABEL_BEFORE.search(sentence[:start]):
                 continue
+            if not after_word and (
+                _TOOL_BEFORE.search(sentence[max(0, start - 60) : start]) or _TOOL_AFTER.match(sentence[end:])
+            ):
+                continue  # "software (including Squid-1, Squid-2)": tools, not samples
             names = tuple(
                 as_printed(n.group(0))
                 for n in _NAME.finditer(match.group(group))

@@ -296,6 +296,25 @@ def test_compound_words_units_and_formula_indices_are_no_samples() -> None:
         assert [m.names for m in sample_mentions(text)] == [names], text
 
 
+def test_instruments_and_software_are_no_samples() -> None:
+    """Names of instruments and software look like sample names ("SHRIMP-1", "Squid-2"); once taken
+    for samples they were carried to every value of the section that followed."""
+    from geo_assets.measurements.samples import sample_mentions
+
+    for text in (
+        "The data were acquired on a variety of instruments (including SHRIMP-1, SHRIMP-2, and SHRIMP-RG).",
+        "They were processed on different data reduction software (including Squid-1, Squid-2, and Prawn).",
+        "Isotopes were measured on a Neptune-Plus spectrometer at 0.1 V.",
+        "We used IsoplotR-4 software for the ages.",
+    ):
+        assert sample_mentions(text) == [], text
+    # a sample after an instrument's name, or one named with the word, stays
+    assert [m.names for m in sample_mentions("The Neptune spectrometer measured KIL-1 and KIL-2.")] == [
+        ("KIL-1", "KIL-2")
+    ]
+    assert [m.names for m in sample_mentions("The software code of sample ZG-12 is public.")] == [("ZG-12",)]
+
+
 def test_a_site_column_names_the_sample_and_a_blank_cell_continues_the_row_above() -> None:
     """A palaeomagnetic table's "Code" column of site codes gives the rows their sample; a row whose
     code cell is blank ("R TC" under "BD03") is the same site's."""
