@@ -304,9 +304,25 @@ def _printed_unit(header: str) -> str:
     return match.group(1) if match else ""
 
 
-def _caption_unit(caption: str) -> str:
+def _caption_units(caption: str) -> dict[str, str]:
+    """The unit a caption gives concentrations, by kind ("oxide", "element"): its one unit for both;
+    or, where it names both wt.% and ppm ("Major (wt.%) and trace element (ppm) compositions"), wt.%
+    for oxides and ppm for elements, the convention of whole-rock tables."""
     found = set(_units_named(caption, {"%", "K", "My", "ε"}))
-    return found.pop() if len(found) == 1 else ""
+    if len(found) == 1:
+        unit = found.pop()
+        return {"oxide": unit, "element": unit}
+    concentrations = found & {"wt.%", "ppm", "ppb"}
+    if concentrations == {"wt.%", "ppm"}:
+        return {"oxide": "wt.%", "element": "ppm"}
+    return {"oxide": "wt.%"} if concentrations == {"wt.%", "ppm", "ppb"} else {}
+
+
+def _section_units(label: str) -> dict[str, str] | None:
+    """A row that only names a unit for the rows under it ("Major elements (wt.%)", "Trace elements
+    (ppm)"): that unit for oxides and elements, else None."""
+    unit = _unit_in(_plain(label))
+    return {"oxide": unit, "element": unit} if unit in {"wt.%", "ppm", "ppb"} else None
 
 
 # units a caption spells out in words, beside the printed forms of the unit vocabulary
@@ -377,7 +393,7 @@ def caption_column_units(caption: str) -> dict[str, str]:
 _TIME_UNIT = re.compile(r"[\[(]\s*(Ma|Ga|ka)\s*[\])]")
 
 
-def _analyte_of(header: str, caption_unit: str) -> tuple[str, str, str] | None:
+def _analyte_of(header: str, caption_units: dict[str, str]) -> tuple[str, str, str] | None:
     """(analyte, kind, unit) a header names; None when it names none."""
     plain = _plain(header)
     bare = _BRACKETED_UNIT.sub("", plain).strip()
@@ -397,11 +413,7 @@ def _analyte_of(header: str, caption_unit: str) -> tuple[str, str, str] | None:
     if analyte.kind == "ratio" and re.search(r"\bages?\b", plain, re.IGNORECASE):
         return "age", "age", ""  # "Isotopic Ages" over "207Pb/206Pb": an age, its unit not printed
     own = _UNIT_FOR_KIND.get(analyte.kind, "")  # ratios, ε and δ carry their own unit
-    unit = (
-        _unit_in(plain[analyte.end :])
-        or own
-        or (caption_unit if analyte.kind in {"oxide", "element"} else "")
-    )
+    unit = _unit_in(plain[analyte.end :]) or own or caption_units.get(analyte.kind, "")
     return analyte.name, analyte.kind, unit
 
 
@@ -494,7 +506,7 @@ def extract_table_values(
     head = [r for r in rows[:n_header] if not _marks_row(r)] or rows[:n_header]
     rows, n_header = [*head, *rows[n_header:]], len(head)
     headers = _headers(rows[:n_header], width)
-    caption_unit = _caption_unit(_plain(caption))
+    caption_units = _caption_units(_plain(caption))
     column_units = {**caption_column_units(definitions), **caption_column_units(caption)}
     in_percent = bool(_PERCENT_CAPTION.search(_plain(caption)))  # "values are expressed as percentages"
     quantity = _caption_quantity(_plain(caption))
@@ -507,7 +519,11 @@ def extract_table_values(
         and sum(_names_analyte(x) for x in labels) >= 0.6 * len(labels)
         and sum(_names_analyte(h) for h in value_headers) < 0.3 * max(len(value_headers), 1)
     ):
-        return _samples_as_columns(body, headers, label, caption_unit)
+        for head_row in head:  # "Major elements (wt.%)" right under the sample names, read as header
+            head_units = _section_units(" ".join(head_row[label].split()))
+            if head_units and not any(c.strip() for j, c in enumerate(head_row) if j != label):
+                caption_units = {**caption_units, **head_units}
+        return _samples_as_columns(body, headers, label, caption_units)
     # the label columns: the label column and the word columns right after it ("Pluton | Sample |
     # Analysis": a row is one analysis, and the column headed as samples names its sample)
     labels_at = [label]
@@ -557,7 +573,7 @@ def extract_table_values(
             # the quantity the caption names ("β in %"), else the header as printed, with no unit
             columns[i] = (quantity[0], "other", quantity[1]) if quantity else (setting, "other", "")
             continue
-        named = _analyte_of(header, caption_unit)
+        named = _analyte_of(header, caption_units)
         if named is None:
             plain = " ".join(_plain(header).split())
             if _NOT_QUANTITY.match(plain.strip(" .:")) or len(plain) > 90 or not re.search(r"[^\W\d]", plain):
@@ -708,15 +724,20 @@ def _section_sample(text: str, body: Sequence[Sequence[str]], label: int) -> str
 
 
 def _samples_as_columns(
-    body: Sequence[Sequence[str]], headers: Sequence[str], label: int, caption_unit: str
+    body: Sequence[Sequence[str]], headers: Sequence[str], label: int, caption_units: dict[str, str]
 ) -> list[TableValue]:
     """A whole-rock table with the samples as columns: the row label names the analyte (its unit in
-    brackets, else the caption's), the column header the sample."""
+    brackets, else that of the section row above it, "Trace elements (ppm)", else the caption's),
+    the column header the sample."""
     out: list[TableValue] = []
+    units = caption_units
     for row in body:
         text = " ".join(row[label].split())
-        named = _analyte_of(text, caption_unit) if text else None
+        named = _analyte_of(text, units) if text else None
         if named is None:
+            section = _section_units(text) if text else None
+            if section and not any(c.strip() for j, c in enumerate(row) if j != label):
+                units = {**caption_units, **section}
             continue
         name, _kind, unit = named
         for i, header in enumerate(headers):

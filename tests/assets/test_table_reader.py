@@ -140,6 +140,39 @@ def test_samples_as_columns_with_footnote_marks() -> None:
     assert ("KIL-1", "MgO") not in values  # a blank cell is no value
 
 
+def test_whole_rock_units_from_section_rows_or_a_caption_naming_both() -> None:
+    """Whole-rock tables give oxides and trace elements different units: in section rows over them
+    ("Major elements (wt.%)", "Trace elements (ppm)") or in a caption that names both ("Major (wt.%)
+    and trace element (ppm) compositions"): oxides take wt.%, elements ppm; a caption that names one
+    unit gives it to both, as before."""
+    rows = [
+        ["", "19MAT-01", "19MAT-02"],
+        ["Major elements (wt.%)", "", ""],
+        ["SiO2", "48.2", "50.1"],
+        ["MgO", "7.1", "6.5"],
+        ["Trace elements (ppm)", "", ""],
+        ["Rb", "12", "15"],
+        ["La", "8.1", "9.0"],
+    ]
+    units = {(v.analyte, v.sample): v.unit for v in extract_table_values(rows, "Table 2. Whole-rock data")}
+    assert units == {
+        ("SiO2", "19MAT-01"): "wt.%", ("SiO2", "19MAT-02"): "wt.%", ("MgO", "19MAT-01"): "wt.%",
+        ("MgO", "19MAT-02"): "wt.%", ("Rb", "19MAT-01"): "ppm", ("Rb", "19MAT-02"): "ppm",
+        ("La", "19MAT-01"): "ppm", ("La", "19MAT-02"): "ppm",
+    }  # fmt: skip
+    caption = "Table 3. Major (wt.%) and trace element (ppm) compositions of the Ulgey volcanic rocks"
+    across = [["Sample", "SiO2", "MgO", "Rb", "Sr"], ["19MAT-01", "48.2", "7.1", "12", "310"]]
+    assert [(v.analyte, v.unit) for v in extract_table_values(across, caption)] == [
+        ("SiO2", "wt.%"), ("MgO", "wt.%"), ("Rb", "ppm"), ("Sr", "ppm"),
+    ]  # fmt: skip
+    down = [["", "19MAT-01", "19MAT-02"], ["SiO2", "48.2", "50.1"], ["Rb", "12", "15"], ["Sr", "310", "298"]]
+    assert {(v.analyte, v.unit) for v in extract_table_values(down, caption)} == {
+        ("SiO2", "wt.%"), ("Rb", "ppm"), ("Sr", "ppm"),
+    }  # fmt: skip
+    one = {(v.analyte, v.unit) for v in extract_table_values(across, "Table 3. Trace elements (ppm)")}
+    assert ("Rb", "ppm") in one and ("SiO2", "ppm") in one
+
+
 def test_plus_minus_and_relative_uncertainty_columns() -> None:
     """ "± 2σ" belongs to the value before it; a "% err" column stays relative, and says so."""
     rows = [
