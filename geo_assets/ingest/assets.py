@@ -61,6 +61,7 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     group_name="ingest",
     kinds={"pdf", "xml"},
     # 11: a glyph whose type size differs in the last digits stays in its word ("−0.55", not "−0 . 55");
+    # one number past the middle under a short caption makes the table as wide as the page;
     # 10: a bold "Table 1" alone on its line keeps the title below it; a caption stops a line above
     # the table's header; 9: a manuscript's line numbers left out, a supplement's "Text S1" heads
     # open its body; 8: "Table DR1" captions, sample section rows, group headers set at their columns' left;

@@ -173,6 +173,38 @@ def test_whole_rock_units_from_section_rows_or_a_caption_naming_both() -> None:
     assert ("Rb", "ppm") in one and ("SiO2", "ppm") in one
 
 
+def test_a_whole_rock_table_on_the_page_keeps_every_sample_and_its_section_units(tmp_path: Path) -> None:
+    """The same read from a page: a short caption at the left over three sample columns, the last
+    just past the page's middle (before, the table was taken for one in the left column of two and
+    its third sample was lost), and the section rows without numbers kept in the grid."""
+    import pdfplumber
+
+    from tests.assets.paper_builders import text_pdf
+
+    xs = (60, 200, 260, 320)
+    data = [("SiO2", "48.21", "50.10", "72.3"), ("MgO", "7.02", "6.51", "0.35"), ("Rb", "12", "15", "140"),
+            ("La", "8.1", "9.0", "31.2")]  # fmt: skip
+    lines = [
+        (60.0, [(60.0, "Volcanic rocks of the Ulgey suite")]),
+        (100.0, [(60.0, "Table 2. Whole-rock compositions of the Ulgey volcanic rocks")]),
+        (116.0, list(zip(xs, ("Sample", "19MAT-01", "19MAT-02", "19MAT-05"), strict=True))),
+        (128.0, [(60.0, "Major elements (wt.%)")]),
+        (140.0, list(zip(xs, data[0], strict=True))),
+        (152.0, list(zip(xs, data[1], strict=True))),
+        (164.0, [(60.0, "Trace elements (ppm)")]),
+        (176.0, list(zip(xs, data[2], strict=True))),
+        (188.0, list(zip(xs, data[3], strict=True))),
+    ]
+    with pdfplumber.open(text_pdf(tmp_path / "whole_rock.pdf", lines)) as pdf:
+        (table,) = page_word_tables(pdf.pages[0], 1)
+    values = {
+        (v.analyte, v.sample): (v.value, v.unit) for v in extract_table_values(table.rows, table.caption)
+    }
+    assert len(values) == 12
+    assert values[("SiO2", "19MAT-05")] == (72.3, "wt.%") and values[("La", "19MAT-05")] == (31.2, "ppm")
+    assert values[("MgO", "19MAT-01")] == (7.02, "wt.%") and values[("Rb", "19MAT-02")] == (15, "ppm")
+
+
 def test_plus_minus_and_relative_uncertainty_columns() -> None:
     """ "± 2σ" belongs to the value before it; a "% err" column stays relative, and says so."""
     rows = [

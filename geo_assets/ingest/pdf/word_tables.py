@@ -400,13 +400,14 @@ def _frame_tables(words: list[_Word], width: float, number: int, captionless: bo
 def _spans_page(lines: list[_Line], caption: _Line, middle: float) -> bool:
     """A short caption at the left over a table as wide as the page ("Table 1. LA-ICP-MS U-Pb
     Results" over fifteen columns): the first data line below it holds numbers on both sides of the
-    page's middle. In two columns of text, the right half of that line would be prose."""
+    page's middle (one is enough: a whole-rock table of three samples may reach just past it). In two
+    columns of text, the right half of that line would be prose."""
     for line in [ln for ln in lines if ln.top > caption.bottom][:_MAX_HEADER]:
         if _is_data(line):
             left = [w for w in line.words if w.x1 < middle]
             right = [w for w in line.words if w.x0 > middle]
             numbers = sum(is_number(w.text) for w in right)
-            return bool(left) and numbers >= 2 and numbers >= 0.5 * len(right)
+            return bool(left) and numbers >= 1 and numbers >= 0.5 * len(right)
     return False
 
 
