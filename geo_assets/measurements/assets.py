@@ -20,7 +20,8 @@ from geo_rag_runtime.vocab import vocabulary_version
     # "Scenarios 1 and 2", "an uncertainty of 1 Ma", "10 °C min-1", "[5]", "df > 3" are no values;
     # a header that sets a condition ("λ = 200", "P = 1 GPa") holds the quantity the caption names;
     # instruments and software ("software (including Squid-1, Squid-2)") are no samples; whole-rock
-    # units from section rows ("Trace elements (ppm)") or a caption naming wt.% and ppm;
+    # units from section rows ("Trace elements (ppm)") or a caption naming wt.% and ppm, the sample
+    # from the "Sample" header row (others as notes), "2SD" rows as uncertainties, "(La/Yb)N" a ratio;
     # 17: a caption that says the values are percentages gives "%" to columns named by their words;
     # 16: formula terms, potassium-40, lone "±" offsets and time scales are no values; compound words,
     # units and formula indices are no samples; "Site"/"Code" columns name samples (audit of unseen rows);

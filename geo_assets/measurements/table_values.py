@@ -304,6 +304,16 @@ def _printed_unit(header: str) -> str:
     return match.group(1) if match else ""
 
 
+def _strip_units(text: str) -> str:
+    """``text`` without the units it prints in brackets ("SiO2 (wt.%)" → "SiO2", "U [pmol]" → "U");
+    other brackets stay ("(La/Yb)N", "ln[206Pb/238U]")."""
+    return " ".join(
+        _BRACKETED_UNIT.sub(
+            lambda m: "" if _UNITS.get(m.group(1).strip()) or _printed_unit(m.group(0)) else m.group(0), text
+        ).split()
+    )
+
+
 def _caption_units(caption: str) -> dict[str, str]:
     """The unit a caption gives concentrations, by kind ("oxide", "element"): its one unit for both;
     or, where it names both wt.% and ppm ("Major (wt.%) and trace element (ppm) compositions"), wt.%
@@ -396,7 +406,7 @@ _TIME_UNIT = re.compile(r"[\[(]\s*(Ma|Ga|ka)\s*[\])]")
 def _analyte_of(header: str, caption_units: dict[str, str]) -> tuple[str, str, str] | None:
     """(analyte, kind, unit) a header names; None when it names none."""
     plain = _plain(header)
-    bare = _BRACKETED_UNIT.sub("", plain).strip()
+    bare = _strip_units(plain)
     if bare in _SYMBOLS or re.fullmatch(_OXIDE, bare):  # a column headed "U [ppm]" or "SiO2"
         found = [_Analyte(bare, "oxide" if bare not in _SYMBOLS else "element", 0, len(bare))]
     else:
@@ -470,7 +480,7 @@ def _sample_name(label: str) -> tuple[str, str]:
 
 
 def _names_analyte(label: str) -> bool:
-    bare = _BRACKETED_UNIT.sub("", _plain(label)).strip()
+    bare = _strip_units(_plain(label))
     if bare in _SYMBOLS or re.fullmatch(_OXIDE, bare):
         return True
     found = _analytes(_plain(label))
@@ -512,18 +522,21 @@ def extract_table_values(
     quantity = _caption_quantity(_plain(caption))
     condition: dict[int, str] = {}  # index -> the condition a column's header sets
     body = rows[n_header:]
-    labels = [" ".join(r[label].split()) for r in body if r[label].strip()]
+    # the labels of rows that print values (not section rows, "Trace elements (ppm)", nor "2σ" rows)
+    labels = [
+        " ".join(r[label].split())
+        for r in body
+        if r[label].strip()
+        and any(_numeric(c) for j, c in enumerate(r) if j != label)
+        and not _UNCERTAINTY_ROW.match(r[label].strip())
+    ]
     value_headers = [h for i, h in enumerate(headers) if i > label and h]
     if (
         len(labels) >= 3
         and sum(_names_analyte(x) for x in labels) >= 0.6 * len(labels)
         and sum(_names_analyte(h) for h in value_headers) < 0.3 * max(len(value_headers), 1)
     ):
-        for head_row in head:  # "Major elements (wt.%)" right under the sample names, read as header
-            head_units = _section_units(" ".join(head_row[label].split()))
-            if head_units and not any(c.strip() for j, c in enumerate(head_row) if j != label):
-                caption_units = {**caption_units, **head_units}
-        return _samples_as_columns(body, headers, label, caption_units)
+        return _samples_as_columns(head, body, label, caption_units)
     # the label columns: the label column and the word columns right after it ("Pluton | Sample |
     # Analysis": a row is one analysis, and the column headed as samples names its sample)
     labels_at = [label]
@@ -588,13 +601,7 @@ def extract_table_values(
             if grouped:  # under a group header ("Compositional Parameters"): the column's own words
                 plain = " ".join(_plain(own).split())
             # the header as printed names the quantity, less the unit it prints ("dt [Ma]" → "dt")
-            unit = _unit_in(plain)
-            bare = " ".join(
-                _BRACKETED_UNIT.sub(
-                    lambda m: "" if _UNITS.get(m.group(1).strip()) else m.group(0), plain
-                ).split()
-            )
-            named = (bare or plain, "other", unit)
+            named = (_strip_units(plain) or plain, "other", _unit_in(plain))
         if (
             in_percent
             and named[1] == "other"
@@ -723,23 +730,67 @@ def _section_sample(text: str, body: Sequence[Sequence[str]], label: int) -> str
     return ident if ident.isupper() and 2 <= len(ident) <= 5 and short else ""
 
 
+# a row label that heads the uncertainties of the row above ("2σ", "± 2SD", "2SE (abs.)", "error"),
+# not a word of the uncertainty vocabulary alone ("Total")
+_UNCERTAINTY_ROW = re.compile(
+    r"^(?:±|\+/-|[12]\s*(?:σ|s|SE|SD)\b|σ|%\s*err|err(?:or)?s?\b|unc(?:ertainty)?\b)", re.IGNORECASE
+)
+
+
+def _units_row(row: Sequence[str]) -> dict[str, str] | None:
+    """A row that only names a unit for the rows under it ("Major elements (wt.%)", "Trace elements
+    (ppm)", its words possibly spread over the first cells): that unit for oxides and elements."""
+    if any(_numeric(c) for c in row):
+        return None
+    return _section_units(" ".join(" ".join(c.split()) for c in row if c.strip()))
+
+
 def _samples_as_columns(
-    body: Sequence[Sequence[str]], headers: Sequence[str], label: int, caption_units: dict[str, str]
+    head: Sequence[Sequence[str]], body: Sequence[Sequence[str]], label: int, caption_units: dict[str, str]
 ) -> list[TableValue]:
     """A whole-rock table with the samples as columns: the row label names the analyte (its unit in
     brackets, else that of the section row above it, "Trace elements (ppm)", else the caption's),
-    the column header the sample."""
+    the column header the sample. Of several header rows, the one headed "Sample" (else the first)
+    names the samples and the others describe them ("Rock type: basalt", a note); a row under an
+    analyte headed "2σ", "2SD" or "±" gives that analyte's values their uncertainties."""
+    units = dict(caption_units)
+    kept: list[Sequence[str]] = []
+    for row in head:  # "Major elements (wt.%)" right under the sample names is no header
+        found = _units_row(row)
+        if found:
+            units.update(found)
+        else:
+            kept.append(row)
+    kept = kept or list(head)
+    width = max(len(r) for r in [*head, *body])
+    headers = _headers(kept, width)
+    names = next((r for r in kept if _SAMPLE_HEADER.search(_plain(r[label]))), kept[0])
+    described = [r for r in kept if r is not names]
     out: list[TableValue] = []
-    units = caption_units
+    section_units = units
+    previous = ""  # the analyte row above: what an uncertainty row below it qualifies
+    above: dict[int, TableValue] = {}  # column -> the value of the row above in that column
     for row in body:
         text = " ".join(row[label].split())
-        named = _analyte_of(text, units) if text else None
+        named = _analyte_of(text, section_units) if text else None
         if named is None:
-            section = _section_units(text) if text else None
-            if section and not any(c.strip() for j, c in enumerate(row) if j != label):
-                units = {**caption_units, **section}
+            level = _uncertainty_header(text, previous) if above and _UNCERTAINTY_ROW.match(text) else None
+            if level is not None:  # "2SD" under "87Sr/86Sr": the values' uncertainties
+                for i, held in above.items():
+                    cell = _cell(row[i]) if i < len(row) else None
+                    if cell is not None and cell[0] is not None and held.uncertainty is None:
+                        held.uncertainty, held.uncertainty_level = cell[0], level
+                        if "%" in text:
+                            held.notes.append("relative uncertainty (%)")
+                above = {}
+                continue
+            section = _units_row(row) if text else None
+            if section:
+                section_units = {**units, **section}
+            above, previous = {}, ""
             continue
         name, _kind, unit = named
+        above, previous = {}, text
         for i, header in enumerate(headers):
             if i <= label or not header.strip():
                 continue
@@ -747,22 +798,28 @@ def _samples_as_columns(
             if value is None:
                 continue
             number, uncertainty, qualifier, marks = value
-            sample, mark = _sample_name(" ".join(header.split()))
+            printed_name = " ".join(names[i].split()) if i < len(names) else ""
+            sample, mark = _sample_name(printed_name or " ".join(header.split()))
             notes = _cell_notes(marks, mark)
-            out.append(
-                TableValue(
-                    analyte=name,
-                    value=number,
-                    unit=unit,
-                    row=text,
-                    column=" ".join(header.split()),
-                    uncertainty=uncertainty,
-                    qualifier=qualifier,
-                    printed=" ".join(row[i].split()),
-                    notes=notes,
-                    sample=sample,
-                )
+            notes += [
+                f"{' '.join(r[label].split()) or 'header'}: {' '.join(r[i].split())}"
+                for r in described
+                if i < len(r) and r[i].strip()
+            ]
+            read = TableValue(
+                analyte=name,
+                value=number,
+                unit=unit,
+                row=text,
+                column=" ".join(header.split()),
+                uncertainty=uncertainty,
+                qualifier=qualifier,
+                printed=" ".join(row[i].split()),
+                notes=notes,
+                sample=sample,
             )
+            out.append(read)
+            above[i] = read
     return out
 
 

@@ -205,6 +205,47 @@ def test_a_whole_rock_table_on_the_page_keeps_every_sample_and_its_section_units
     assert values[("MgO", "19MAT-01")] == (7.02, "wt.%") and values[("Rb", "19MAT-02")] == (15, "ppm")
 
 
+def test_a_whole_rock_table_s_descriptive_rows_ratios_and_uncertainty_rows(tmp_path: Path) -> None:
+    """A GEOROC-style table across the page: a "Sample" row and a "Rock type" row over the columns
+    (the sample is the first's cell, the rock type a note, not "19MAT-01 basalt"), a section row
+    whose unit spills into the next column, a "Total" row (no analyte and no uncertainty), a
+    normalised ratio "(La/Yb)N" (not nitrogen in ppm) and a "2SD" row under "87Sr/86Sr" that gives
+    each ratio its uncertainty."""
+    import pdfplumber
+
+    from tests.assets.paper_builders import text_pdf
+
+    xs = (60, 170, 250, 330, 410)
+    rows = [("Sample", "19MAT-01", "19MAT-02", "19MAT-05", "19MAT-07"),
+            ("Rock type", "basalt", "basalt", "andesite", "rhyolite"),
+            ("Major elements (wt.%)",),
+            ("SiO2", "48.21", "50.10", "58.3", "72.3"),
+            ("LOI", "1.2", "0.9", "1.5", "0.8"),
+            ("Total", "99.8", "100.1", "99.6", "99.9"),
+            ("Trace elements (ppm)",),
+            ("Rb", "12", "15", "40", "140"),
+            ("(La/Yb)N", "2.3", "2.6", "4.1", "5.5"),
+            ("Isotopes",),
+            ("87Sr/86Sr", "0.70352", "0.70361", "0.70410", "0.70512"),
+            ("2SD", "0.00001", "0.00002", "0.00001", "0.00002")]  # fmt: skip
+    lines = [
+        (60.0, [(60.0, "Devonian volcanism of the Ulgey suite")]),
+        (100.0, [(60.0, "Table 2. Whole-rock major, trace element and Sr isotope compositions")]),
+        *[(116.0 + 12 * k, list(zip(xs, row, strict=False))) for k, row in enumerate(rows)],
+    ]
+    with pdfplumber.open(text_pdf(tmp_path / "georoc.pdf", lines)) as pdf:
+        (table,) = page_word_tables(pdf.pages[0], 1)
+    values = {(v.analyte, v.sample): v for v in extract_table_values(table.rows, table.caption)}
+    assert {s for _, s in values} == {"19MAT-01", "19MAT-02", "19MAT-05", "19MAT-07"}
+    silica = values[("SiO2", "19MAT-01")]
+    assert (silica.value, silica.unit, silica.notes) == (48.21, "wt.%", ["Rock type: basalt"])
+    assert values[("LOI", "19MAT-07")].uncertainty is None and "Total" not in {a for a, _ in values}
+    assert (values[("Rb", "19MAT-02")].value, values[("Rb", "19MAT-02")].unit) == (15, "ppm")
+    assert (values[("(La/Yb)N", "19MAT-05")].value, values[("(La/Yb)N", "19MAT-05")].unit) == (4.1, "ratio")
+    strontium = values[("87Sr/86Sr", "19MAT-07")]
+    assert (strontium.value, strontium.uncertainty, strontium.uncertainty_level) == (0.70512, 0.00002, "2SD")
+
+
 def test_plus_minus_and_relative_uncertainty_columns() -> None:
     """ "± 2σ" belongs to the value before it; a "% err" column stays relative, and says so."""
     rows = [
