@@ -68,6 +68,7 @@ from geo_assets.measurements.text_values import (
     _analytes,
     _plain,
     extract_text_values,
+    oxide_name,
     parse_number,
 )
 
@@ -408,7 +409,8 @@ def _analyte_of(header: str, caption_units: dict[str, str]) -> tuple[str, str, s
     plain = _plain(header)
     bare = _strip_units(plain)
     if bare in _SYMBOLS or re.fullmatch(_OXIDE, bare):  # a column headed "U [ppm]" or "SiO2"
-        found = [_Analyte(bare, "oxide" if bare not in _SYMBOLS else "element", 0, len(bare))]
+        kind = "oxide" if bare not in _SYMBOLS else "element"
+        found = [_Analyte(oxide_name(bare) if kind == "oxide" else bare, kind, 0, len(bare))]
     else:
         found = _analytes(plain)
     if not found:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from geo_rag_runtime.models import PRINTED_QUALIFIERS
 
-__all__ = ["ELEMENT_SYMBOLS", "TextValue", "extract_text_values", "parse_number"]
+__all__ = ["ELEMENT_SYMBOLS", "TextValue", "extract_text_values", "oxide_name", "parse_number"]
 
 _MINUS = "\u2212\u2013\u2012\u2010\u2011"  # unicode minus and dashes that print a minus sign
 _NUMBER = r"[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
@@ -89,7 +89,20 @@ Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Th U""".split()  # noqa: SIM905 - a symbol
 ELEMENT_SYMBOLS = frozenset(_SYMBOLS)
 # two-letter symbols first: regex alternation takes the first alternative that matches ("Sr", not "S")
 _ELEMENT = "(?:" + "|".join(sorted(_SYMBOLS, key=len, reverse=True)) + ")"
-_OXIDE = r"(?:SiO2|TiO2|Al2O3|Fe2O3T?|FeOT?|FeO\*|MnO|MgO|CaO|Na2O|K2O|P2O5|H2O|CO2|Cr2O3|NiO|BaO|SrO|LOI)"
+# total iron as Fe2O3 or FeO is printed "Fe2O3T", "Fe2O3(T)", "Fe2O3tot" (stored as "Fe2O3T", see
+# oxide_name); FeO* keeps its star
+_OXIDE = (
+    r"(?:SiO2|TiO2|Al2O3|Fe2O3(?:T|\(T\)|tot)?|FeO(?:T|\(T\)|tot)?|FeO\*|MnO|MgO|CaO|Na2O|K2O|P2O5|H2O|CO2|"
+    r"Cr2O3|NiO|BaO|SrO|LOI)"
+)
+
+
+def oxide_name(printed: str) -> str:
+    """An oxide as stored: total iron's printings as one ("Fe2O3(T)", "Fe2O3tot" → "Fe2O3T"), so that
+    it is never taken for ferric iron "Fe2O3"."""
+    return re.sub(r"^(Fe2O3|FeO)(?:\(T\)|tot)$", r"\1T", printed)
+
+
 _ISO = rf"\d{{1,3}}\s?{_ELEMENT}"
 _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"ln\s*[\(\[]\s*{_ISO}\s*/\s*{_ISO}\s*[\)\]]"), "ln"),
@@ -239,7 +252,7 @@ def _canonical(match: re.Match[str], kind: str) -> str:
         return "δ" + text[1:] if text[0] == "δ" else text
     if kind in {"MSWD", "Tp", "Tex", "melt fraction", "T", "P", "age", "Fe3+/ΣFe", "Fe2+/ΣFe"}:
         return kind
-    return text
+    return oxide_name(text) if kind == "oxide" else text
 
 
 def _analytes(text: str) -> list[_Analyte]:

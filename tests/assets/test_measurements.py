@@ -296,6 +296,22 @@ def test_compound_words_units_and_formula_indices_are_no_samples() -> None:
         assert [m.names for m in sample_mentions(text)] == [names], text
 
 
+def test_total_iron_is_never_ferric_iron() -> None:
+    """ "Fe2O3(T)", "Fe2O3tot", "FeOtot" are total iron, stored as "Fe2O3T" / "FeOT"; before, the
+    first was read as ferric iron "Fe2O3" and "FeOtot" was no oxide at all. In tables as in text."""
+    from geo_assets.measurements.table_values import extract_table_values
+
+    text = "The basalts have Fe2O3(T) of 11.2 wt.%, FeOtot of 9.1 wt.% and Fe2O3 of 2.0 wt.%."
+    assert rows(text) == [
+        ("Fe2O3T", 11.2, None, "wt.%"),
+        ("FeOT", 9.1, None, "wt.%"),
+        ("Fe2O3", 2.0, None, "wt.%"),
+    ]
+    table = [["Sample", "Fe2O3(T)", "Fe2O3tot", "FeO*", "Fe2O3"], ["A-1", "11.2", "11.0", "9.0", "2.0"]]
+    read = [(v.analyte, v.unit) for v in extract_table_values(table, "Table 1. Major elements (wt.%)")]
+    assert read == [("Fe2O3T", "wt.%"), ("Fe2O3T", "wt.%"), ("FeO*", "wt.%"), ("Fe2O3", "wt.%")]
+
+
 def test_instruments_and_software_are_no_samples() -> None:
     """Names of instruments and software look like sample names ("SHRIMP-1", "Squid-2"); once taken
     for samples they were carried to every value of the section that followed."""
