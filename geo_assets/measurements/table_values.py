@@ -533,10 +533,12 @@ def extract_table_values(
         and not _UNCERTAINTY_ROW.match(r[label].strip())
     ]
     value_headers = [h for i, h in enumerate(headers) if i > label and h]
-    if (
-        len(labels) >= 3
-        and sum(_names_analyte(x) for x in labels) >= 0.6 * len(labels)
-        and sum(_names_analyte(h) for h in value_headers) < 0.3 * max(len(value_headers), 1)
+    label_share = sum(_names_analyte(x) for x in labels) / max(len(labels), 1)
+    header_share = sum(_names_analyte(h) for h in value_headers) / max(len(value_headers), 1)
+    # analytes down the side, none (or few) across the top; with no analyte across the top at all, a
+    # side with sums, ages and totals among the analytes ("ΣREE", "TDM (Ma)", "Total") still is one
+    if len(labels) >= 3 and (
+        label_share >= 0.6 and header_share < 0.3 or label_share >= 0.4 and header_share == 0
     ):
         return _samples_as_columns(head, body, label, caption_units)
     # the label columns: the label column and the word columns right after it ("Pluton | Sample |
@@ -734,9 +736,22 @@ def _section_sample(text: str, body: Sequence[Sequence[str]], label: int) -> str
 
 # a row label that heads the uncertainties of the row above ("2σ", "± 2SD", "2SE (abs.)", "error"),
 # not a word of the uncertainty vocabulary alone ("Total")
-_UNCERTAINTY_ROW = re.compile(
-    r"^(?:±|\+/-|[12]\s*(?:σ|s|SE|SD)\b|σ|%\s*err|err(?:or)?s?\b|unc(?:ertainty)?\b)", re.IGNORECASE
+_UNCERTAINTY_ROW = re.compile(  # case kept for σ: a capital Σ sums ("ΣREE")
+    r"^(?:±|\+/-|[12]\s*(?:σ|s|SE|SD|se|sd)\b|σ|%\s*(?i:err)|(?i:err(?:or)?s?|unc(?:ertainty)?)\b)"
 )
+
+
+def _other_quantity(label: str) -> bool:
+    """A row label that names a quantity outside the analyte vocabulary ("ΣREE", "TDM (Ma)", "Total"):
+    words, not a position, count or identifier, not an uncertainty row."""
+    plain = " ".join(_plain(label).split())
+    return (
+        bool(re.search(r"[^\W\d]", plain))
+        and not _NOT_QUANTITY.match(plain.strip(" .:"))
+        and not _UNCERTAINTY_ROW.match(plain)
+        and _units_row([label]) is None
+        and len(plain) <= 60
+    )
 
 
 def _units_row(row: Sequence[str]) -> dict[str, str] | None:
@@ -775,6 +790,16 @@ def _samples_as_columns(
     for row in body:
         text = " ".join(row[label].split())
         named = _analyte_of(text, section_units) if text else None
+        if (
+            named is None
+            and _other_quantity(text)
+            and any(_numeric(c) for j, c in enumerate(row) if j != label)
+        ):
+            named = (
+                _strip_units(_plain(text)) or text,
+                "other",
+                _unit_in(_plain(text)),
+            )  # "ΣREE", "TDM (Ma)"
         if named is None:
             level = _uncertainty_header(text, previous) if above and _UNCERTAINTY_ROW.match(text) else None
             if level is not None:  # "2SD" under "87Sr/86Sr": the values' uncertainties

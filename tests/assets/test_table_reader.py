@@ -208,7 +208,7 @@ def test_a_whole_rock_table_on_the_page_keeps_every_sample_and_its_section_units
 def test_a_whole_rock_table_s_descriptive_rows_ratios_and_uncertainty_rows(tmp_path: Path) -> None:
     """A GEOROC-style table across the page: a "Sample" row and a "Rock type" row over the columns
     (the sample is the first's cell, the rock type a note, not "19MAT-01 basalt"), a section row
-    whose unit spills into the next column, a "Total" row (no analyte and no uncertainty), a
+    whose unit spills into the next column, a "Total" row (a quantity of its own, no uncertainty), a
     normalised ratio "(La/Yb)N" (not nitrogen in ppm) and a "2SD" row under "87Sr/86Sr" that gives
     each ratio its uncertainty."""
     import pdfplumber
@@ -239,11 +239,32 @@ def test_a_whole_rock_table_s_descriptive_rows_ratios_and_uncertainty_rows(tmp_p
     assert {s for _, s in values} == {"19MAT-01", "19MAT-02", "19MAT-05", "19MAT-07"}
     silica = values[("SiO2", "19MAT-01")]
     assert (silica.value, silica.unit, silica.notes) == (48.21, "wt.%", ["Rock type: basalt"])
-    assert values[("LOI", "19MAT-07")].uncertainty is None and "Total" not in {a for a, _ in values}
+    assert values[("LOI", "19MAT-07")].uncertainty is None and values[("Total", "19MAT-07")].value == 99.9
     assert (values[("Rb", "19MAT-02")].value, values[("Rb", "19MAT-02")].unit) == (15, "ppm")
     assert (values[("(La/Yb)N", "19MAT-05")].value, values[("(La/Yb)N", "19MAT-05")].unit) == (4.1, "ratio")
     strontium = values[("87Sr/86Sr", "19MAT-07")]
     assert (strontium.value, strontium.uncertainty, strontium.uncertainty_level) == (0.70512, 0.00002, "2SD")
+
+
+def test_a_whole_rock_table_keeps_sums_model_ages_and_nulls_and_a_sum_is_no_sigma() -> None:
+    """Rows outside the analyte vocabulary ("ΣREE", "TDM (Ma)", "Total") are quantities of their own,
+    positions are not ("Latitude"); a capital Σ is no σ row (it gave its sums to the row above as
+    uncertainties); the sample row may be the second header row ("Locality" above it)."""
+    rows = [["Locality", "Ulgey", "Ulgey", "Mukhar"], ["Sample", "19MAT-01", "19MAT-02", "19MAT-09"],
+            ["SiO2 (wt.%)", "48.2", "50.1", "47.5"], ["Ni (ppm)", "12", "n.d.", "95"],
+            ["ΣREE", "85.2", "90.1", "60.3"], ["143Nd/144Nd", "0.512901", "0.512934", "0.513012"],
+            ["±2σ", "0.000006", "0.000007", "0.000005"], ["TDM (Ma)", "650", "610", "720"],
+            ["Latitude", "47.1", "47.2", "47.3"]]  # fmt: skip
+    read = {(v.analyte, v.sample): v for v in extract_table_values(rows, "Table 2. Whole-rock data")}
+    assert {a for a, _ in read} == {"SiO2", "Ni", "ΣREE", "143Nd/144Nd", "TDM"}
+    assert (read[("Ni", "19MAT-02")].qualifier, read[("Ni", "19MAT-02")].uncertainty) == ("nd", None)
+    assert (read[("ΣREE", "19MAT-09")].value, read[("TDM", "19MAT-09")].unit) == (60.3, "Ma")
+    neodymium = read[("143Nd/144Nd", "19MAT-01")]
+    assert (neodymium.uncertainty, neodymium.uncertainty_level, neodymium.notes) == (
+        6e-06,
+        "2σ",
+        ["Locality: Ulgey"],
+    )
 
 
 def test_plus_minus_and_relative_uncertainty_columns() -> None:
