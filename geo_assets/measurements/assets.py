@@ -22,7 +22,8 @@ from geo_rag_runtime.vocab import vocabulary_version
     # instruments and software ("software (including Squid-1, Squid-2)") are no samples; whole-rock
     # units from section rows ("Trace elements (ppm)") or a caption naming wt.% and ppm, the sample
     # from the "Sample" header row (others as notes), "2SD" rows as uncertainties, "(La/Yb)N" a ratio;
-    # total iron "Fe2O3(T)", "FeOtot" stored as Fe2O3T / FeOT, never ferric Fe2O3;
+    # total iron "Fe2O3(T)", "FeOtot" stored as Fe2O3T / FeOT, never ferric Fe2O3; a table row's
+    # material from its "Rock type" cell or the caption's one mineral or rock;
     # 17: a caption that says the values are percentages gives "%" to columns named by their words;
     # 16: formula terms, potassium-40, lone "±" offsets and time scales are no values; compound words,
     # units and formula indices are no samples; "Site"/"Code" columns name samples (audit of unseen rows);

@@ -12,7 +12,8 @@ the embedded parser's, read from pdfplumber's words by :mod:`geo_assets.ingest.p
 column header, and the character span of the table's block in the cleaned text.
 
 Material and method are filled only when the sentence names exactly one mineral / rock or one
-analytical method (vocabulary recognizer). A table row's sample is its label when the label column is
+analytical method (vocabulary recognizer); a table row's material is its "Rock type" / "Lithology" /
+"Mineral" / "Phase" cell, else the one mineral or rock its caption names. A table row's sample is its label when the label column is
 headed as samples, or the column header in a samples-as-columns table (footnote marks kept as
 notes); else a sample the paper names elsewhere that the row label is, or is a spot of ("GJ1-2-2" of
 "GJ-1"); else the one sample the table's caption names ("U–Pb data of sample D21G-2"); a note says
@@ -157,6 +158,9 @@ def _table_rows(
             log.warning("%s %s: table skipped (%s: %s)", cleaned.source_file, label, type(exc).__name__, exc)
             continue
         in_caption = {sample_key(n): n for m in sample_mentions(caption.text) for n in m.names}
+        # what the rows are: a "Rock type" / "Mineral" cell, else the one mineral or rock the caption
+        # names ("U–Pb data of zircon"), canonical as in running text
+        of_caption = _material(caption.text)
         known = list(dict.fromkeys([*named, *in_caption.values()]))
         for value in values:
             value.sample = as_printed(value.sample)
@@ -181,12 +185,23 @@ def _table_rows(
                     char_end=block.char_end if block else -1,
                     table_label=label,
                     sample=value.sample,
+                    material=_material(value.material) or of_caption,
                     row=value.row,
                     column=value.column,
                     extractor=TABLE_EXTRACTOR,
                 )
             )
     return out
+
+
+def _material(text: str) -> str:
+    """The one mineral or rock ``text`` names (the vocabulary's canonical name), else ""."""
+    if not text:
+        return ""
+    from geo_rag_runtime.vocab import recognize
+
+    found = {e.name for e in recognize(text) if e.type in _MATERIAL_TYPES}
+    return next(iter(found)) if len(found) == 1 else ""
 
 
 def _lender(caption: Caption, captions: Sequence[Caption]) -> Caption | None:

@@ -94,6 +94,10 @@ _UNCERTAINTY_HEADER = re.compile(
 # finds it among the samples the paper's text names), and any other label column (a parameter, a
 # region, a model) names no sample, so none is guessed.
 _SAMPLE_HEADER = re.compile(r"\b(?:samples?|specimens?|sites?)\b|^\s*codes?\s*$", re.IGNORECASE)
+# a label column or header row that names what the sample is
+_MATERIAL_HEADER = re.compile(
+    r"^\s*(?:rock(?:\s*(?:type|name))?|lithology|mineral|material|phase)\s*$", re.IGNORECASE
+)
 _BRACKETED_UNIT = re.compile(r"[\(\[]\s*([^()\[\]]+?)\s*[\)\]]")
 
 
@@ -113,6 +117,7 @@ class TableValue:
     notes: list[str] = field(default_factory=list)
     sample: str = ""  # the label cell of the column headed as samples (or a samples-as-columns header)
     value_max: float | None = None  # a range printed in a free-text row
+    material: str = ""  # as printed in a column or header row headed "Rock type", "Lithology", "Mineral"
 
 
 # a minus sign the text layer set apart from its number ("− 2.685"): one number
@@ -623,6 +628,7 @@ def extract_table_values(
         if footnoted and not level_of.get(target):
             level_of[target] = footnoted
     sample_at = next((j for j in labels_at if headers and _SAMPLE_HEADER.search(_plain(headers[j]))), None)
+    material_at = next((j for j in labels_at if headers and _MATERIAL_HEADER.match(_plain(headers[j]))), None)
     out: list[TableValue] = []
     section = ""  # the sample a section row names for the rows under it
     above = ""  # the last sample the sample column printed
@@ -677,6 +683,7 @@ def extract_table_values(
                     printed=" ".join(cells[i].split()),
                     notes=notes,
                     sample=sample,
+                    material=" ".join(cells[material_at].split()) if material_at is not None else "",
                 )
             )
     return _age_unit_from_sentences(out)
@@ -833,7 +840,16 @@ def _samples_as_columns(
                 for r in described
                 if i < len(r) and r[i].strip()
             ]
+            material = next(
+                (
+                    " ".join(r[i].split())
+                    for r in described
+                    if i < len(r) and _MATERIAL_HEADER.match(_plain(r[label]))
+                ),
+                "",
+            )
             read = TableValue(
+                material=material,
                 analyte=name,
                 value=number,
                 unit=unit,

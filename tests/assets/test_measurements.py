@@ -640,6 +640,37 @@ def test_a_table_row_takes_the_sample_the_paper_names_for_it() -> None:
     assert cells["Table 3", "Zircon"].sample == ""
 
 
+def test_a_table_row_s_material_from_its_rock_type_cell_or_the_caption() -> None:
+    """What a table's rows were measured on: the "Rock type" (or "Lithology", "Mineral", "Phase") cell
+    of the row or, across the top, of the sample's column, canonical as in running text; else the one
+    mineral or rock the caption names ("… of the reference zircons"); else nothing."""
+    from geo_assets.ingest.cleaned_paper import clean_paper
+    from geo_assets.measurements.extract import paper_measurements
+    from geo_rag_runtime.models import Caption, Paper, Section
+
+    down = Caption(kind="table", label="Table 1", text="Major elements (wt.%) of the Ulgey suite.", page=2,
+                   rows=[["Sample", "Rock type", "SiO2", "MgO"], ["19MAT-01", "Basalt", "48.2", "7.1"],
+                         ["19MAT-05", "rhyolite", "72.3", "0.4"]])  # fmt: skip
+    across = Caption(kind="table", label="Table 2", text="Trace elements (ppm).", page=3,
+                     rows=[["Sample", "19MAT-01", "19MAT-05"], ["Lithology", "basalt", "rhyolite"],
+                           ["Rb", "12", "140"], ["Sr", "310", "45"], ["La", "8.1", "31.2"]])  # fmt: skip
+    spots = Caption(kind="table", label="Table 3", text="U–Th–He ages of the reference zircons.", page=4,
+                    rows=[["Spot", "t (Ma)"], ["GJ1-2-2", "480"], ["LGC1-2-4", "476.4"]])  # fmt: skip
+    mixed = Caption(kind="table", label="Table 4", text="Ages of zircon and apatite.", page=5,
+                    rows=[["Spot", "t (Ma)"], ["a-1", "480"], ["b-2", "476.4"]])  # fmt: skip
+    paper = Paper(paper_id="p9", source_file="m.pdf", title="M", sha256="0" * 64,
+                  sections=[Section(heading="Results", paragraphs=["Two samples were analysed."])],
+                  captions=[down, across, spots, mixed])  # fmt: skip
+    found = {(r.table_label, r.sample or r.row, r.analyte): r.material
+             for r in paper_measurements(clean_paper(paper), [], paper.captions) if r.source_type == "table"}  # fmt: skip
+    assert (
+        found["Table 1", "19MAT-01", "SiO2"] == "basalt" and found["Table 1", "19MAT-05", "MgO"] == "rhyolite"
+    )
+    assert found["Table 2", "19MAT-01", "Rb"] == "basalt" and found["Table 2", "19MAT-05", "La"] == "rhyolite"
+    assert found["Table 3", "GJ1-2-2", "age"] == "zircon"
+    assert found["Table 4", "a-1", "age"] == ""  # two minerals named: which one is not said
+
+
 def test_a_caption_gives_columns_their_units_and_lends_them_to_a_later_table() -> None:
     """ "U, s[U] … have units of parts per million; t and s[t] are in millions of years": the columns
     read as "U [ppm]" and "t [Ma]" (an age); a unit outside the vocabulary stays in words in the
