@@ -23,7 +23,8 @@ from geo_rag_runtime.vocab import vocabulary_version
     # units from section rows ("Trace elements (ppm)") or a caption naming wt.% and ppm, the sample
     # from the "Sample" header row (others as notes), "2SD" rows as uncertainties, "(La/Yb)N" a ratio;
     # total iron "Fe2O3(T)", "FeOtot" stored as Fe2O3T / FeOT, never ferric Fe2O3; a table row's
-    # material from its "Rock type" cell or the caption's one mineral or rock;
+    # material from its "Rock type" cell or the caption's one mineral or rock; "± 2.1 Ma (2σ, MSWD …)"
+    # gives the level;
     # 17: a caption that says the values are percentages gives "%" to columns named by their words;
     # 16: formula terms, potassium-40, lone "±" offsets and time scales are no values; compound words,
     # units and formula indices are no samples; "Site"/"Code" columns name samples (audit of unseen rows);

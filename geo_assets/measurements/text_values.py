@@ -70,6 +70,7 @@ _UNIT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
 # age"): read as ± only between two numbers when a unit follows the second
 _PLUS_MINUS_AS_SIX = rf"\s6\s(?={_NUMBER}\s*(?:{_UNIT})(?![A-Za-z]))"
 _QUALIFIER = rf"(?:(?P<qual>{'|'.join(PRINTED_QUALIFIERS)})\s*)?"
+_LEVEL = r"[12]\s*[σs]|2\s*SE|2\s*SD|1\s*SE|1\s*SD|95\s*%[^),;]*"
 _VALUE_GROUP = re.compile(
     _QUALIFIER
     + rf"(?:(?P<between>[Bb]etween)\s+(?:[~∼≈]\s*)?|from\s+)?(?P<lo>{_NUMBER})(?:\s*(?P<lo_unit>{_UNIT})(?![A-Za-z]))?"
@@ -79,7 +80,9 @@ _VALUE_GROUP = re.compile(
     + rf"(?P<more>(?:\s*\({_NUMBER}\))?(?:\s*\[{_NUMBER}\])?))?"
     + r"(?:\s*\+\s*(?P<unc_plus>\d+(?:\.\d+)?)\s*/?\s*[−\-–]\s*(?P<unc_minus>\d+(?:\.\d+)?))?"
     + rf"(?:\s*(?P<unit>{_UNIT})(?![A-Za-z]))?"
-    + r"(?:\s*\((?P<level>[12]\s*[σs]|2\s*SE|2\s*SD|1\s*SE|1\s*SD|95\s*%[^)]*)\))?"
+    # the level in brackets of its own ("(2σ)"), or opening a bracket that goes on ("(2σ, MSWD = 1.2,
+    # n = 25)": looked at, not taken, so the MSWD in it is still read)
+    + rf"(?:\s*\((?P<level>{_LEVEL})\)|(?=\s*\((?P<level_open>{_LEVEL})\s*[,;]))?"
 )
 
 # Analytes, most specific first. Each maps its match to the canonical name.
@@ -487,7 +490,8 @@ def _row(analyte: _Analyte, match: re.Match[str], unit: str) -> TextValue:
             uncertainty = plus
         else:
             notes.append(f"asymmetric uncertainty +{match.group('unc_plus')}/-{match.group('unc_minus')}")
-    level = re.sub(r"\s+", "", match.group("level") or "").replace("s", "σ") if match.group("level") else ""
+    printed_level = match.group("level") or match.group("level_open") or ""
+    level = re.sub(r"\s+", "", printed_level).replace("s", "σ")
     return TextValue(
         analyte=analyte.name,
         value=lo,

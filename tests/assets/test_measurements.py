@@ -296,6 +296,22 @@ def test_compound_words_units_and_formula_indices_are_no_samples() -> None:
         assert [m.names for m in sample_mentions(text)] == [names], text
 
 
+def test_the_level_that_opens_a_bracket_of_statistics_is_the_uncertainty_s() -> None:
+    """ "412.3 ± 2.1 Ma (2σ, MSWD = 1.2, n = 25)": the 2σ belongs to the ± before it, and the MSWD in
+    the same bracket is still its own value; "(2σ)" alone as before."""
+    found = extract_text_values("Zircons yield a concordia age of 412.3 ± 2.1 Ma (2σ, MSWD = 1.2, n = 25).")
+    assert [(v.analyte, v.value, v.uncertainty, v.uncertainty_level) for v in found] == [
+        ("age", 412.3, 2.1, "2σ"),
+        ("MSWD", 1.2, None, ""),
+    ]
+    assert [v.uncertainty_level for v in extract_text_values("An age of 410 ± 4 Ma (2 SE; n = 12).")] == [
+        "2SE"
+    ]
+    assert [v.uncertainty_level for v in extract_text_values("An age of 410 ± 4 Ma (2σ) was found.")] == [
+        "2σ"
+    ]
+
+
 def test_total_iron_is_never_ferric_iron() -> None:
     """ "Fe2O3(T)", "Fe2O3tot", "FeOtot" are total iron, stored as "Fe2O3T" / "FeOT"; before, the
     first was read as ferric iron "Fe2O3" and "FeOtot" was no oxide at all. In tables as in text."""
