@@ -68,6 +68,7 @@ from geo_assets.measurements.text_values import (
     _analytes,
     _plain,
     extract_text_values,
+    initial_ratio,
     oxide_name,
     parse_number,
 )
@@ -665,6 +666,8 @@ def extract_table_values(
                 notes.append("sample: the row above's (its sample cell is blank)")
             if i in percent:
                 notes.append("unit: % (caption)")
+            if _kind == "ratio" and initial_ratio(_plain(headers[i])):
+                notes.append("initial ratio")
             if i in condition:
                 notes.append(f"condition: {condition[i]}")
             if i in worded:
@@ -835,6 +838,8 @@ def _samples_as_columns(
             printed_name = " ".join(names[i].split()) if i < len(names) else ""
             sample, mark = _sample_name(printed_name or " ".join(header.split()))
             notes = _cell_notes(marks, mark)
+            if _kind == "ratio" and initial_ratio(_plain(text)):
+                notes.append("initial ratio")
             notes += [
                 f"{' '.join(r[label].split()) or 'header'}: {' '.join(r[i].split())}"
                 for r in described

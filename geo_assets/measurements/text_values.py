@@ -30,7 +30,14 @@ from dataclasses import dataclass, field
 
 from geo_rag_runtime.models import PRINTED_QUALIFIERS
 
-__all__ = ["ELEMENT_SYMBOLS", "TextValue", "extract_text_values", "oxide_name", "parse_number"]
+__all__ = [
+    "ELEMENT_SYMBOLS",
+    "TextValue",
+    "extract_text_values",
+    "initial_ratio",
+    "oxide_name",
+    "parse_number",
+]
 
 _MINUS = "\u2212\u2013\u2012\u2010\u2011"  # unicode minus and dashes that print a minus sign
 _NUMBER = r"[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
@@ -130,7 +137,7 @@ _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:temperatures?)\b|\bT(?=\s*[=<>≤≥])"), "T"),
     (re.compile(r"\b(?:pressures?)\b|\bP(?=\s*[=<>≤≥])"), "P"),
     # "t = 800 Ma": t is the age symbol (not "∆t", "dt", "σt": model variables, _OTHER_SYMBOL)
-    (re.compile(r"\b(?:ages?|dates?|dated at)\b|(?<![\w∆Δ])t(?=\s*[=≈<>≤≥])"), "age"),
+    (re.compile(r"\b(?:ages?|dates?|dated at)\b|(?<![\w∆Δ)\]])t(?=\s*[=≈<>≤≥])"), "age"),
     (
         re.compile(
             rf"(?<![A-Za-z0-9/]){_ELEMENT}(?=\s+(?:and\s+{_ELEMENT}\s+)?(?:contents?|concentrations?|abundances?))"
@@ -424,7 +431,27 @@ def extract_text_values(text: str) -> list[TextValue]:
         if owner is None:
             continue
         out.append(_row(owner, item, unit))
+        if owner.kind == "ratio" and (
+            _INITIAL_BEFORE.search(text[max(0, owner.start - 20) : owner.start])
+            or _INITIAL_AFTER.match(text[owner.end :])
+        ):
+            out[-1].notes.append("initial ratio")  # "(87Sr/86Sr)i", "initial 87Sr/86Sr": not the measured one
     return out
+
+
+# an initial (age-corrected) isotope ratio: "initial 87Sr/86Sr", "(87Sr/86Sr)i", "87Sr/86Sr(t)", "87Sr/86Sri"
+_INITIAL_BEFORE = re.compile(r"\binitial\s+\(?$", re.IGNORECASE)
+_INITIAL_AFTER = re.compile(r"^\)?\s?(?:i|\(i\)|t|\(t\)|init(?:ial)?)(?!\w)")
+
+
+def initial_ratio(text: str) -> bool:
+    """Whether the isotope ratio ``text`` names (a table header, "(87Sr/86Sr)i", "Initial 87Sr/86Sr")
+    is an initial one."""
+    found = next((a for a in _analytes(_plain(text)) if a.kind == "ratio"), None)
+    return found is not None and bool(
+        _INITIAL_BEFORE.search(text[max(0, found.start - 20) : found.start])
+        or _INITIAL_AFTER.match(text[found.end :])
+    )
 
 
 def _owner_for_unit(owner: _Analyte | None, unit: str, analytes: list[_Analyte], at: int) -> _Analyte | None:

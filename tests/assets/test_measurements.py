@@ -312,6 +312,24 @@ def test_the_level_that_opens_a_bracket_of_statistics_is_the_uncertainty_s() -> 
     ]
 
 
+def test_an_initial_isotope_ratio_says_so() -> None:
+    """An initial (age-corrected) ratio is another quantity than the measured one: "(87Sr/86Sr)i",
+    "87Sr/86Sr(t)", "initial 87Sr/86Sr" carry the note "initial ratio", in text and tables, and the t
+    of "(143Nd/144Nd)t" is no age symbol (its value was lost)."""
+    from geo_assets.measurements.table_values import extract_table_values
+
+    for text in ("The samples yield (87Sr/86Sr)i = 0.70412 ± 0.00002.", "Initial 87Sr/86Sr ratios are 0.7041.",
+                 "87Sr/86Sr(t) values of 0.7041 are high.", "(143Nd/144Nd)t = 0.5123 for the basalts."):  # fmt: skip
+        found = extract_text_values(text)
+        assert [v.notes for v in found] == [["initial ratio"]] and found[0].unit == "ratio", text
+    assert [v.notes for v in extract_text_values("Measured 87Sr/86Sr ratios are 0.7041.")] == [[]]
+    table = [["Sample", "87Sr/86Sr", "(87Sr/86Sr)i"], ["A-1", "0.70412", "0.70398"]]
+    assert [(v.analyte, v.notes) for v in extract_table_values(table)] == [
+        ("87Sr/86Sr", []),
+        ("87Sr/86Sr", ["initial ratio"]),
+    ]
+
+
 def test_total_iron_is_never_ferric_iron() -> None:
     """ "Fe2O3(T)", "Fe2O3tot", "FeOtot" are total iron, stored as "Fe2O3T" / "FeOT"; before, the
     first was read as ferric iron "Fe2O3" and "FeOtot" was no oxide at all. In tables as in text."""
