@@ -59,19 +59,28 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from geo_assets.measurements.text_values import (
-    _OXIDE,
-    _SYMBOLS,
-    _UNIT_FOR_KIND,
-    _UNITS,
-    _Analyte,
-    _analytes,
-    _plain,
-    extract_text_values,
-    initial_ratio,
-    oxide_name,
-    parse_number,
+from geo_assets.measurements.table_headers import (
+    _CONDITION,
+    _KNOWN_UNITS,
+    _MATERIAL_HEADER,
+    _NOT_QUANTITY,
+    _PERCENT_CAPTION,
+    _SAMPLE_HEADER,
+    _analyte_of,
+    _caption_quantity,
+    _caption_units,
+    _headers,
+    _names_analyte,
+    _own_header,
+    _printed_unit,
+    _section_units,
+    _strip_units,
+    _uncertainty_header,
+    _unit_in,
+    _wrapped_tail,
+    caption_column_units,
 )
+from geo_assets.measurements.text_values import _plain, extract_text_values, initial_ratio, parse_number
 
 __all__ = ["TableValue", "caption_column_units", "extract_table_values", "header_rows"]
 
@@ -84,22 +93,6 @@ _CELL = re.compile(
 )
 _BDL = re.compile(r"^(?:b\.?\s?d\.?\s?l\.?|bdl|<\s?(?:LOD|LOQ|DL|d\.l\.))$", re.IGNORECASE)
 _ND = re.compile(r"^(?:n\.?\s?d\.?|n\.?\s?a\.?|–|—|-|\u2212)$", re.IGNORECASE)
-_UNCERTAINTY_HEADER = re.compile(
-    r"^(?:±|\+/-|[12]\s*[σs](?:\s*\(.*\))?|2\s*SE|1\s*SE|2\s*SD|1\s*SD|s\s*\[.*\]|err(?:or)?\.?|unc\.?|"
-    r"int\.\s*unc\..*|σ.*)$",
-    re.IGNORECASE,
-)
-# A label column headed "Sample", "Sample ID", "Specimen", "Site" or "Code" (a palaeomagnetic
-# table's site codes, "BD03", "JaIb5") names samples: its row labels become the rows' sample. "Spot", "Grain" or "Analysis" columns name spots within a sample (the gold set's
-# sample for the spot "GJ1-1-23" is the reference zircon "GJ-1": geo_assets.measurements.extract
-# finds it among the samples the paper's text names), and any other label column (a parameter, a
-# region, a model) names no sample, so none is guessed.
-_SAMPLE_HEADER = re.compile(r"\b(?:samples?|specimens?|sites?)\b|^\s*codes?\s*$", re.IGNORECASE)
-# a label column or header row that names what the sample is
-_MATERIAL_HEADER = re.compile(
-    r"^\s*(?:rock(?:\s*(?:type|name))?|lithology|mineral|material|phase)\s*$", re.IGNORECASE
-)
-_BRACKETED_UNIT = re.compile(r"[\(\[]\s*([^()\[\]]+?)\s*[\)\]]")
 
 
 @dataclass
@@ -169,9 +162,6 @@ def _header_count(rows: Sequence[Sequence[str]], label: int = 0) -> int:
 
 # a header row of footnote marks only ("(a) (b) (c) …" under the column heads): no header text
 _MARK_CELL = re.compile(r"^(?:\(?[a-z]\)|[*†‡§¶]+)$")
-# an isotope or element alone in a header cell ("207Pb", "206Pb*", "Pbc", "Th"): stacked over
-# another one in the same column, the pair is a ratio printed as a fraction ("207Pb" over "206Pb")
-_STACKED = re.compile(r"^(?:\d{1,3})?(?P<symbol>[A-Z][a-z]?)[*c]?$")
 
 
 _LEVEL_WORDS = re.compile(r"\b([12])\s*[-‐]?\s*(?:sigma|σ|s\.?e\.?|SE|SD|s)\b", re.IGNORECASE)
@@ -198,285 +188,8 @@ def _marks_row(row: Sequence[str]) -> bool:
     return len(filled) >= 3 and all(_MARK_CELL.match(c) for c in filled)
 
 
-def _stacked(upper: str, lower: str) -> bool:
-    """Whether ``upper`` over ``lower`` in one column is a ratio set as a fraction ("207Pb" over
-    "206Pb", "Th" over "U"); a lone N or C below is a normalisation mark, not a denominator."""
-    top = _STACKED.match(upper.split()[-1]) if upper.split() else None
-    bottom = _STACKED.match(lower.strip())
-    return (
-        top is not None
-        and bottom is not None
-        and top.group("symbol") in _SYMBOLS
-        and bottom.group("symbol") in _SYMBOLS
-        and lower.strip() not in {"N", "C"}
-    )
-
-
-def _own_header(rows: Sequence[Sequence[str]], i: int) -> str:
-    """Column ``i``'s header from ``rows`` alone (the lines under a group header), no cell spread."""
-    own = ""
-    for row in rows:
-        cell = " ".join(row[i].split())
-        if cell:
-            own = f"{own}{'/' if own and _stacked(own, cell) else ' '}{cell}".strip()
-    return _join_isotopes(own)
-
-
-def _headers(rows: Sequence[Sequence[str]], width: int) -> list[str]:
-    filled_first = [c.strip() for c in rows[0][1:] if c.strip()] if rows else []
-    sparse = len(rows) > 1 and bool(filled_first) and len(filled_first) <= (width - 1) / 3
-    lower = _headers(rows[1:], width) if sparse else []
-    if sparse and any(re.fullmatch(r"\d+", h) for h in lower[1:]):
-        # a sparse first row is a group header ("grain ID" over grain numbers): it names the columns
-        # that print only a number below it ("grain ID 41"); the others keep their own header
-        group = " ".join(filled_first)
-        return [f"{group} {h}" if i and re.fullmatch(r"\d+", h) else h for i, h in enumerate(lower)]
-    columns = [""] * width
-    for row in rows:
-        filled = list(row) + [""] * (width - len(row))
-        for i in range(1, width):  # a merged header cell spans the empty ones to its right, but a
-            # sparse top line is the first line of the headers it sits on ("Maximum" over "shaking
-            # deaths", beside columns whose headers start lower)
-            if (
-                not filled[i].strip()
-                and filled[i - 1].strip()
-                and len(rows) > 1
-                and row is rows[0]
-                and not sparse
-            ):
-                filled[i] = filled[i - 1]
-        for i, cell in enumerate(filled):
-            if cell.strip():
-                joint = "/" if i and _stacked(columns[i], cell) else " "
-                columns[i] = f"{columns[i]}{joint}{cell.strip()}".strip()
-    return [_join_isotopes(re.sub(r"\(cid:\d+\)", "", c)) for c in columns]  # glyphs without text
-
-
-_MASS_NUMBER = re.compile(r"(?<![\w.])(\d{1,3})\s+([A-Z][a-z]?)(?![a-z])")
-
-
-def _join_isotopes(header: str) -> str:
-    """A header set over lines with raised mass numbers ("206 Pb/ 238 U") as one notation ("206Pb/238U")."""
-    joined = _MASS_NUMBER.sub(
-        lambda m: m.group(1) + m.group(2) if m.group(2) in _SYMBOLS else m.group(0), header
-    )
-    return re.sub(r"(?<=[A-Za-z\d])\s*/\s*(?=\d{1,3}[A-Z])", "/", joined)
-
-
-def _units_named(text: str, skip: set[str]) -> list[str]:
-    """The canonical units printed as words in ``text`` (longest printed forms first), except the
-    printed forms in ``skip`` (too ambiguous outside brackets: "%", "K", "My" …)."""
-    return [
-        _UNITS[u]
-        for u in sorted(_UNITS, key=len, reverse=True)
-        if u not in skip and re.search(rf"(?<![A-Za-z]){re.escape(u)}(?![A-Za-z])", text)
-    ]
-
-
-def _unit_in(text: str) -> str:
-    for match in _BRACKETED_UNIT.finditer(text):
-        unit = _UNITS.get(match.group(1).strip())
-        if unit:
-            return unit
-    return next(iter(_units_named(text, {"%", "K", "My"})), "")
-
-
-# a bracketed unit outside the vocabulary at a header's end: "U [pmol]", "4He (ncc)", "I (cps)", "x (µm)"
-_OTHER_UNIT = re.compile(
-    r"[\[(]\s*((?:[pnµμmkf]?(?:mol|g|cc|l|L|m|V|A|s)|cps|counts?|mV/Hz)(?:/[a-zA-Z]+)?)\s*[\])]\s*$"
-)
-
-
-# a column header that sets a condition of a model or an experiment ("λ = 200 (c = 0.01)", "P = 1
-# GPa"): its cells are values of the quantity the caption names with its unit ("…, β in %"), under
-# that condition
-_CONDITION = re.compile(r"^[^\W\d_][^\W_]{0,3}\s*[=≈<>≤≥]\s*[-−+]?\d")
-_CAPTION_QUANTITY = re.compile(
-    r"(?:^|[\s(,;])(?P<sym>[^\W\d_][^\W_]{0,3})\s+(?:in|\[|\()\s*"
-    r"(?P<unit>%|‰|ppm|ppb|wt\.?\s?%|Ma|ka|Ga|°C|K|GPa|kbar)\]?(?=[\s),;.]|$)"
-)
-
-
-def _caption_quantity(caption: str) -> tuple[str, str] | None:
-    """(symbol, unit) of the one quantity a caption names with a unit ("β in %"), else None."""
-    found = {
-        (m.group("sym"), _UNITS.get(m.group("unit"), m.group("unit")))
-        for m in _CAPTION_QUANTITY.finditer(caption)
-    }
-    return found.pop() if len(found) == 1 else None
-
-
-def _printed_unit(header: str) -> str:
-    match = _OTHER_UNIT.search(header)
-    return match.group(1) if match else ""
-
-
-def _strip_units(text: str) -> str:
-    """``text`` without the units it prints in brackets ("SiO2 (wt.%)" → "SiO2", "U [pmol]" → "U");
-    other brackets stay ("(La/Yb)N", "ln[206Pb/238U]")."""
-    return " ".join(
-        _BRACKETED_UNIT.sub(
-            lambda m: "" if _UNITS.get(m.group(1).strip()) or _printed_unit(m.group(0)) else m.group(0), text
-        ).split()
-    )
-
-
-def _caption_units(caption: str) -> dict[str, str]:
-    """The unit a caption gives concentrations, by kind ("oxide", "element"): its one unit for both;
-    or, where it names both wt.% and ppm ("Major (wt.%) and trace element (ppm) compositions"), wt.%
-    for oxides and ppm for elements, the convention of whole-rock tables."""
-    found = set(_units_named(caption, {"%", "K", "My", "ε"}))
-    if len(found) == 1:
-        unit = found.pop()
-        return {"oxide": unit, "element": unit}
-    concentrations = found & {"wt.%", "ppm", "ppb"}
-    if concentrations == {"wt.%", "ppm"}:
-        return {"oxide": "wt.%", "element": "ppm"}
-    return {"oxide": "wt.%"} if concentrations == {"wt.%", "ppm", "ppb"} else {}
-
-
-def _section_units(label: str) -> dict[str, str] | None:
-    """A row that only names a unit for the rows under it ("Major elements (wt.%)", "Trace elements
-    (ppm)"): that unit for oxides and elements, else None."""
-    unit = _unit_in(_plain(label))
-    return {"oxide": unit, "element": unit} if unit in {"wt.%", "ppm", "ppb"} else None
-
-
-# units a caption spells out in words, beside the printed forms of the unit vocabulary
-_UNIT_WORDS = {
-    "parts per million": "ppm",
-    "parts per billion": "ppb",
-    "millions of years": "Ma",
-    "million years": "Ma",
-    "billions of years": "Ga",
-    "billion years": "Ga",
-    "thousands of years": "ka",
-    "thousand years": "ka",
-    "weight percent": "wt.%",
-    "weight per cent": "wt.%",
-    "degrees celsius": "°C",
-    "gigapascals": "GPa",
-    "kilobars": "kbar",
-    "per mil": "‰",
-    "permil": "‰",
-}
-_KNOWN_UNITS = set(_UNITS.values())
-# a caption that says the table's values are percentages: "All discordance values are expressed as
-# percentages", "Relative Abundances (in Area Percent)", "β in %"; columns named by their own words
-# and given no unit otherwise take "%"
-_PERCENT_CAPTION = re.compile(
-    r"\b(?:values|abundances|data|proportions|contents)\s+(?:are|is)\s+"
-    r"(?:expressed\s+|given\s+|reported\s+|quoted\s+|listed\s+)?(?:as|in)\s+(?:per\s?cent(?:ages?)?|%)"
-    r"|\(\s*in\s+(?:[a-z]+\s+)?per\s?cent\s*\)|\b(?:values|data|abundances)\s+in\s+%|\S\s+in\s+%\)",
-    re.IGNORECASE,
-)
-# "<columns> have units of <unit>", "<columns> are (given|expressed|reported) in <unit>"
-_COLUMN_UNITS = re.compile(
-    r"(?:^|[;.]\s*|,\s*(?:and\s+)?)(?P<cols>[^;.:]{1,120}?)\s+(?:ha(?:s|ve)\s+units?\s+of|(?:is|are)\s+"
-    r"(?:given\s+|expressed\s+|reported\s+|quoted\s+)?in)\s+(?P<unit>[^;.,()]{1,40})",
-    re.IGNORECASE,
-)
-
-
-def caption_column_units(caption: str) -> dict[str, str]:
-    """Column header → unit, where a caption gives columns their units in words ("U, s[U], Th, and
-    s[Th] have units of parts per million"; "t and s[t] are in millions of years"; "…, except for dt,
-    which is expressed in Myr"); a unit outside
-    the vocabulary is kept in its words ("millivolts per hertz"). Headers compared without spaces,
-    case kept."""
-    out: dict[str, str] = {}
-    for match in _COLUMN_UNITS.finditer(_plain(caption)):
-        printed = match.group("unit").split()
-        words = " ".join(printed).casefold()
-        unit = next((u for w, u in _UNIT_WORDS.items() if words.startswith(w)), "")
-        if not unit and printed:
-            unit = _UNITS.get(printed[0], "")
-        if not unit:  # a unit outside the vocabulary ("millivolts per hertz"): kept in words
-            unit = " ".join(printed)
-        for column in re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group("cols")):
-            # "…, except for dt, which is expressed in Myr": the column is "dt"
-            name = re.sub(
-                r"^(?:and\s+)?(?:except\s+(?:for\s+)?)?(?:the\s+)?(?:columns?\s+)?",
-                "",
-                column.strip(),
-                flags=re.I,
-            )
-            key = re.sub(r"\s+", "", name)
-            if key and len(key) <= 20:
-                out[key] = unit
-    return out
-
-
-_TIME_UNIT = re.compile(r"[\[(]\s*(Ma|Ga|ka)\s*[\])]")
-
-
-def _analyte_of(header: str, caption_units: dict[str, str]) -> tuple[str, str, str] | None:
-    """(analyte, kind, unit) a header names; None when it names none."""
-    plain = _plain(header)
-    bare = _strip_units(plain)
-    if bare in _SYMBOLS or re.fullmatch(_OXIDE, bare):  # a column headed "U [ppm]" or "SiO2"
-        kind = "oxide" if bare not in _SYMBOLS else "element"
-        found = [_Analyte(oxide_name(bare) if kind == "oxide" else bare, kind, 0, len(bare))]
-    else:
-        found = _analytes(plain)
-    if not found:
-        if re.fullmatch(r"\s*t\s*[\[(]\s*(?:Ma|ka|Ga)\s*[\])]\s*", plain):
-            return "age", "age", _unit_in(plain)
-        return None
-    # "206Pb/238U age (Ma)" heads ages, not ratios
-    analyte = next((a for a in found if a.kind == "age"), found[0])
-    time = _TIME_UNIT.search(plain) if analyte.kind == "ratio" else None
-    if time:  # "206Pb/238U Age (Ma)", "Ages (Ma) 206Pb/238U": a ratio in time units is an age
-        return "age", "age", time.group(1)
-    if analyte.kind == "ratio" and re.search(r"\bages?\b", plain, re.IGNORECASE):
-        return "age", "age", ""  # "Isotopic Ages" over "207Pb/206Pb": an age, its unit not printed
-    own = _UNIT_FOR_KIND.get(analyte.kind, "")  # ratios, ε and δ carry their own unit
-    unit = _unit_in(plain[analyte.end :]) or own or caption_units.get(analyte.kind, "")
-    return analyte.name, analyte.kind, unit
-
-
-# headers of columns that hold no measured quantity: positions, counts, serial numbers, identifiers
-_NOT_QUANTITY = re.compile(
-    r"^(?:no\.?|#|n|ns|n\s*\(.*\)|N|serial.*|id|lat(?:itude)?.*|long(?:itude)?.*|lon\b.*|x|y|z|"
-    r"easting.*|northing.*|utm.*|fig(?:ure)?\.?.*|ref(?:erence)?s?\.?.*|page|year|"
-    # error correlations qualify the uncertainties of other columns; they are no measurement
-    r"r\s*\[.*\]|ρ.*|rho.*|(?:err(?:or)?\.?\s*)?corr(?:elation|\.)?.*)$",
-    re.IGNORECASE,
-)
 _RELATIVE = re.compile(r"%")
 _MARKS = re.compile(r"^(?P<name>.*?[A-Za-z0-9)])\s*(?P<marks>[*†‡§¶]+|\s[a-e])$")
-
-
-def _wrapped_tail(cell: str) -> bool:
-    """A header cell that closes a bracket it did not open: the last line of a header wrapped over
-    lines ("ζ" / "(residual" / "error)"), no header of its own."""
-    return cell.count(")") > cell.count("(") or cell.count("]") > cell.count("[")
-
-
-def _uncertainty_header(header: str, previous: str) -> str | None:
-    """The uncertainty level ("1σ", "2SE", or "") when ``header`` heads the uncertainty of the column
-    before it ("±", "2σ", "% err", "1σ %", "s[t]", and s + the previous header's symbol: "sp" after
-    "rp"); None otherwise."""
-    plain = _plain(header).strip()
-    bare = re.sub(r"[\s()\[\]]", "", plain)
-    prev = re.sub(r"[()\[\]]", "", _plain(previous).split()[-1]) if previous.split() else ""
-    # what is left of "± 2σ", "% err", "1σ (%)", "2SE abs." without its uncertainty words
-    rest = re.sub(r"±|\+/-|%|[()\[\]]|\b(?:[12]\s*(?:σ|s|SE|SD)|σ|err(?:or)?|unc(?:ertainty)?|abs|rel|RSD|int(?:ernal)?|tot(?:al)?|ext(?:ernal)?)\b\.?|σ",
-                  "", plain, flags=re.IGNORECASE)  # fmt: skip
-    mine = (
-        _UNCERTAINTY_HEADER.match(plain)
-        or bool(plain) and not rest.strip(" .,:")
-        or bool(prev) and bare in {f"s{prev}", f"σ{prev}", f"s[{prev}]"}
-        or len(prev) == 2 and bare in {f"s{prev[1]}", f"σ{prev[1]}"}
-    )  # fmt: skip
-    if not mine:
-        return None
-    level = re.search(r"([12])\s*(σ|s\b|SE|SD)", plain)
-    if level:
-        return level.group(1) + {"s": "σ"}.get(level.group(2), level.group(2))
-    return (
-        "1σ" if bare.startswith(("s", "σ")) and bare not in {"sd", "SD"} and not bare.startswith("se") else ""
-    )
 
 
 def _sample_name(label: str) -> tuple[str, str]:
@@ -485,14 +198,6 @@ def _sample_name(label: str) -> tuple[str, str]:
     if match and any(c.isdigit() for c in match.group("name")):
         return match.group("name").strip(), match.group("marks").strip()
     return label.strip(), ""
-
-
-def _names_analyte(label: str) -> bool:
-    bare = _strip_units(_plain(label))
-    if bare in _SYMBOLS or re.fullmatch(_OXIDE, bare):
-        return True
-    found = _analytes(_plain(label))
-    return bool(found) and found[0].start == 0
 
 
 def header_rows(rows: Sequence[Sequence[str]]) -> list[list[str]]:
