@@ -156,7 +156,7 @@ class Measurement(BaseModel):
     analyte: str
     value: float | None
     value_max: float | None = None
-    unit: str = ""  # wt.%, ppm, ppb, ‰, epsilon, Ma, ka, Ga, °C, K, GPa, kbar, ratio, % or ""
+    unit: str = ""  # wt.%, ppm, ppb, mol%, ‰, epsilon, Ma, ka, Ga, °C, K, GPa, kbar, ratio, % or ""
     uncertainty: float | None = None
     uncertainty_level: str = ""  # 1σ, 2σ, 2SE … only when the paper states it
     qualifier: str = ""  # <, >, ~, range, bdl, nd

@@ -24,7 +24,8 @@ from geo_rag_runtime.vocab import vocabulary_version
     # from the "Sample" header row (others as notes), "2SD" rows as uncertainties, "(La/Yb)N" a ratio;
     # total iron "Fe2O3(T)", "FeOtot" stored as Fe2O3T / FeOT, never ferric Fe2O3; a table row's
     # material from its "Rock type" cell or the caption's one mineral or rock; "± 2.1 Ma (2σ, MSWD …)"
-    # gives the level; an initial isotope ratio ("(87Sr/86Sr)i", "initial 87Sr/86Sr") says so;
+    # gives the level; an initial isotope ratio ("(87Sr/86Sr)i", "initial 87Sr/86Sr") says so; mineral
+    # end-members in mol% ("Fo85–91"); a "Total" column is no uncertainty;
     # 17: a caption that says the values are percentages gives "%" to columns named by their words;
     # 16: formula terms, potassium-40, lone "±" offsets and time scales are no values; compound words,
     # units and formula indices are no samples; "Site"/"Code" columns name samples (audit of unseen rows);

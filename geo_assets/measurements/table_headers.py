@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from geo_assets.measurements.text_values import (
+    _END_MEMBER,
     _OXIDE,
     _SYMBOLS,
     _UNIT_FOR_KIND,
@@ -278,6 +279,8 @@ def _analyte_of(header: str, caption_units: dict[str, str]) -> tuple[str, str, s
     if bare in _SYMBOLS or re.fullmatch(_OXIDE, bare):  # a column headed "U [ppm]" or "SiO2"
         kind = "oxide" if bare not in _SYMBOLS else "element"
         found = [_Analyte(oxide_name(bare) if kind == "oxide" else bare, kind, 0, len(bare))]
+    elif re.fullmatch(_END_MEMBER, bare):  # a mineral table's "Fo" or "An" column: mol%
+        found = [_Analyte(bare, "end-member", 0, len(bare))]
     else:
         found = _analytes(plain)
     if not found:
@@ -312,6 +315,9 @@ def _wrapped_tail(cell: str) -> bool:
     return cell.count(")") > cell.count("(") or cell.count("]") > cell.count("[")
 
 
+_UNCERTAINTY_MARK = re.compile(r"±|\+/-|%|σ|\berr|\bunc|\b[12]\s*(?:s|SE|SD)\b|\bRSD\b", re.IGNORECASE)
+
+
 def _uncertainty_header(header: str, previous: str) -> str | None:
     """The uncertainty level ("1σ", "2SE", or "") when ``header`` heads the uncertainty of the column
     before it ("±", "2σ", "% err", "1σ %", "s[t]", and s + the previous header's symbol: "sp" after
@@ -324,7 +330,9 @@ def _uncertainty_header(header: str, previous: str) -> str | None:
                   "", plain, flags=re.IGNORECASE)  # fmt: skip
     mine = (
         _UNCERTAINTY_HEADER.match(plain)
-        or bool(plain) and not rest.strip(" .,:")
+        # nothing but uncertainty words, one of them a mark of uncertainty ("int. unc.", "2σ abs."): a
+        # "Total" column is no uncertainty of the oxide before it
+        or bool(plain) and not rest.strip(" .,:") and bool(_UNCERTAINTY_MARK.search(plain))
         or bool(prev) and bare in {f"s{prev}", f"σ{prev}", f"s[{prev}]"}
         or len(prev) == 2 and bare in {f"s{prev[1]}", f"σ{prev[1]}"}
     )  # fmt: skip

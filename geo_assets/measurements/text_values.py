@@ -70,6 +70,9 @@ _UNITS: dict[str, str] = {
     "GPa": "GPa",
     "kbar": "kbar",
     "%": "%",
+    "mol%": "mol%",
+    "mol.%": "mol%",
+    "mol %": "mol%",
     "ε": "epsilon",
 }
 _UNIT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
@@ -114,6 +117,8 @@ def oxide_name(printed: str) -> str:
 
 
 _ISO = rf"\d{{1,3}}\s?{_ELEMENT}"
+# end-members of olivine, plagioclase, feldspar and pyroxene, in mol% ("Fo85" is 85 mol% forsterite)
+_END_MEMBER = r"(?:Fo|Fa|An|Ab|Or|En|Fs|Wo)"
 _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"ln\s*[\(\[]\s*{_ISO}\s*/\s*{_ISO}\s*[\)\]]"), "ln"),
     (re.compile(rf"{_ISO}\s*/\s*{_ISO}"), "ratio"),
@@ -128,6 +133,9 @@ _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"(?<![A-Za-z0-9]){_OXIDE}(?![A-Za-z0-9])"), "oxide"),
     (re.compile(r"\bMSWDs?\b"), "MSWD"),
     (re.compile(r"\b(?:Mg|Fo)\s?#"), "number"),
+    # a mineral's end-member content: "Fo85–91", "An content of 45–70 mol%", "Fo = 88" (a capitalised
+    # "An" or "Or" in prose is followed by none of these)
+    (re.compile(rf"\b{_END_MEMBER}(?=\d|\s*(?:contents?\b|=))"), "end-member"),
     (re.compile(r"(?:\bT\s?ex\b|[Ee]xcess (?:potential )?temperatures?)"), "Tex"),
     (re.compile(r"(?:\bT\s?[pP]\b|[Pp]otential temperatures?)"), "Tp"),
     (
@@ -151,7 +159,7 @@ _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
 ]
 _UNIT_FOR_KIND = {"ratio": "ratio", "normalized": "ratio", "Eu/Eu*": "ratio", "Fe3+/ΣFe": "ratio",
                   "Fe2+/ΣFe": "ratio",
-                  "ln": "ratio", "epsilon": "epsilon", "delta": "‰"}  # fmt: skip
+                  "ln": "ratio", "epsilon": "epsilon", "delta": "‰", "end-member": "mol%"}  # fmt: skip
 # a number that labels: "Figure 3", "Scenarios 1 and 2", "Experiment 4, 5 or 6", "Appendix 2"
 _SKIP_BEFORE = re.compile(
     r"\b(?:Fig(?:ure)?s?\.?|Tables?|Sect(?:ion)?s?\.?|Eqs?\.?|Equations?|Supplementary|Database|"
@@ -173,7 +181,8 @@ _COUNT_AFTER = re.compile(
     # "9 samples", "∼700 individual zircon analyses" (up to two words between, none a preposition)
     r"^\s*(?:(?!(?:for|of|in|from|with|and|or|at|on|to|by|per|the|an?)\b)[^\W\d][\w-]*\s+){0,2}"
     r"(?:analys[ie]s|samples?|grains?|spots?|zircons?|aliquots?|locations?|points?|measurements?|"
-    r"results|datasets?|papers?|studies|times|orders?|km|m\b|cm|mm|μm|µm|nm|s\b|min|h\b|days?|years?|"
+    r"results|datasets?|papers?|studies|times|orders?|iterations?|simulations?|trials?|cycles?|"
+    r"km|m\b|cm|mm|μm|µm|nm|s\b|min|h\b|days?|years?|"
     r"S[ED]\b|s\.[ed]\.|sigma\b|"  # "2 SE uncertainty": a confidence level, not a value
     r"arc\b|degrees?\b|°(?!\s*[CF]))",  # "within 5 arc degrees", "a dip of 30°": angles
     re.IGNORECASE,
@@ -327,7 +336,11 @@ def _value_groups(text: str, analytes: list[_Analyte]) -> Iterator[re.Match[str]
             continue
         # numbers glued to letters are names (19MAT-169, Temora2, OG.1, M127), not values; glued to a
         # bracket, subscripts and formulas ("[40Ar/36Ar]0", "exp(λ238t)-1")
-        if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_])"):
+        if (
+            start > 0
+            and (text[start - 1].isalnum() or text[start - 1] in "_])")
+            and not _GLUED_END_MEMBER.search(text[:start])
+        ):
             continue
         end_lo = match.end("lo")
         if (
@@ -371,6 +384,10 @@ def _value_groups(text: str, analytes: list[_Analyte]) -> Iterator[re.Match[str]
 
 _NEEDS_UNIT = {"age", "T", "Tp", "Tex", "P", "oxide", "element", "melt fraction"}
 _LIST_JOIN = re.compile(r"^\s*(?:,|and|or|,\s*and|,\s*or)\s*$")
+
+
+# "Fo85": an end-member's content printed against its symbol
+_GLUED_END_MEMBER = re.compile(rf"(?<![A-Za-z]){_END_MEMBER}$")
 
 
 def _plain(text: str) -> str:
@@ -478,6 +495,8 @@ def _owner_for_unit(owner: _Analyte | None, unit: str, analytes: list[_Analyte],
         return owner if owner.kind in {"oxide", "element"} else None
     if unit == "%":
         return owner if owner.kind in {"oxide", "element", "melt fraction"} else None
+    if unit == "mol%":
+        return owner if owner.kind in {"end-member", "oxide", "element"} else None
     if not unit and owner.kind in _NEEDS_UNIT:
         return None
     return owner
@@ -486,12 +505,14 @@ def _owner_for_unit(owner: _Analyte | None, unit: str, analytes: list[_Analyte],
 def _row(analyte: _Analyte, match: re.Match[str], unit: str) -> TextValue:
     lo = parse_number(match.group("lo"))
     hi = parse_number(match.group("hi")) if match.group("hi") else None
-    if not unit:
+    notes: list[str] = []
+    if not unit and analyte.kind == "end-member" and lo is not None and lo <= 1 and (hi is None or hi <= 1):
+        notes.append("fraction (0–1), not mol%")  # "Fo=0.95"
+    elif not unit:
         unit = _UNIT_FOR_KIND.get(analyte.kind, "")
     qualifier = {"∼": "~", "≈": "~", "ca.": "~", "c.": "~", "about": "~", "approximately": "~",
                  "≤": "<", "≲": "<", "up to": "<", "as high as": "<", "≥": ">", "≳": ">",
                  "as low as": ">"}.get(match.group("qual") or "", match.group("qual") or "")  # fmt: skip
-    notes = []
     lo_unit = _UNITS.get(match.group("lo_unit") or "", "")
     if hi is not None and lo_unit and lo_unit != unit:
         # "from 800 Ma to 1.5 Ga": each end in its own unit; both ends in the range's (last) unit

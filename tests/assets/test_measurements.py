@@ -330,6 +330,29 @@ def test_an_initial_isotope_ratio_says_so() -> None:
     ]
 
 
+def test_mineral_end_members_and_a_total_column() -> None:
+    """Mineral chemistry: end-member contents in mol% ("Fo85–91", "An content of 45–70 mol.%",
+    "Fo = 88.2 ± 0.3"), a fraction noted as one ("Fo=0.95"); "An" and "Or" in prose are no
+    end-members. In a microprobe table a "Fo" column is in mol% and a "Total" column is a quantity of
+    its own, not the uncertainty of the oxide before it (MgO had been stored as 48.9 ± 99.6)."""
+    from geo_assets.measurements.table_values import extract_table_values
+
+    assert rows("Olivine cores are Fo85–91.") == [("Fo", 85.0, 91.0, "mol%")]
+    assert rows("An content of plagioclase ranges from 45 to 70 mol.%.") == [("An", 45.0, 70.0, "mol%")]
+    assert [(v.value, v.uncertainty) for v in extract_text_values("Olivine Fo = 88.2 ± 0.3 was used.")] == [
+        (88.2, 0.3)
+    ]
+    fraction = extract_text_values("The KD is calculated for Fo=0.95 first.")
+    assert [(v.unit, v.notes) for v in fraction] == [("", ["fraction (0–1), not mol%"])]
+    assert rows("An age of 410 Ma.") == [("age", 410.0, None, "Ma")] and rows("Or 20 iterations later.") == []
+    table = [["Sample", "SiO2", "MgO", "Total", "Fo"], ["A-1", "40.1", "48.9", "99.6", "89.5"]]
+    read = {
+        v.analyte: (v.value, v.unit, v.uncertainty) for v in extract_table_values(table, "Olivine (wt.%)")
+    }
+    assert read == {"SiO2": (40.1, "wt.%", None), "MgO": (48.9, "wt.%", None), "Total": (99.6, "", None),
+                    "Fo": (89.5, "mol%", None)}  # fmt: skip
+
+
 def test_total_iron_is_never_ferric_iron() -> None:
     """ "Fe2O3(T)", "Fe2O3tot", "FeOtot" are total iron, stored as "Fe2O3T" / "FeOT"; before, the
     first was read as ferric iron "Fe2O3" and "FeOtot" was no oxide at all. In tables as in text."""
