@@ -161,8 +161,11 @@ def _table_rows(
         # what the rows are: a "Rock type" / "Mineral" cell, else the one mineral or rock the caption
         # names ("U–Pb data of zircon"), canonical as in running text
         of_caption = _material(caption.text)
+        of_cell: dict[str, str] = {}  # a "Rock type" cell's material, recognised once per table
         known = list(dict.fromkeys([*named, *in_caption.values()]))
         for value in values:
+            if value.material not in of_cell:
+                of_cell[value.material] = _material(value.material)
             value.sample = as_printed(value.sample)
             if not value.sample and value.row:
                 value.sample = sample_for_label(value.row, known)
@@ -185,7 +188,7 @@ def _table_rows(
                     char_end=block.char_end if block else -1,
                     table_label=label,
                     sample=value.sample,
-                    material=_material(value.material) or of_caption,
+                    material=of_cell[value.material] or of_caption,
                     row=value.row,
                     column=value.column,
                     extractor=TABLE_EXTRACTOR,

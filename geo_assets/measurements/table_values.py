@@ -265,6 +265,7 @@ def extract_table_values(
     level_of: dict[int, str] = {}
     relative: set[int] = set()
     percent: set[int] = set()  # columns in the percent the caption says the table's values are in
+    initial: set[int] = set()  # columns of initial isotope ratios
     for i, header in enumerate(headers):
         if i <= labels_at[-1] or not header:
             continue
@@ -286,10 +287,8 @@ def extract_table_values(
         if given and given in _KNOWN_UNITS and not _unit_in(_plain(header)):
             header = f"{header} [{given}]"  # the caption's unit, as if the header printed it
         elif given and given not in _KNOWN_UNITS:
-            worded[i] = (
-                given,
-                "caption",
-            )  # no ratio, no vocabulary unit: the caption's words go to the notes
+            # no ratio, no vocabulary unit: the caption's words go to the notes
+            worded[i] = (given, "caption")
         elif not _unit_in(_plain(header)) and (printed := _printed_unit(_plain(header))):
             worded[i] = (printed, "header")  # "U [pmol]": a unit outside the vocabulary, kept in the notes
         own = _own_header(rows[1:n_header], i)
@@ -315,8 +314,7 @@ def extract_table_values(
             )
             if grouped:  # under a group header ("Compositional Parameters"): the column's own words
                 plain = " ".join(_plain(own).split())
-            # the header as printed names the quantity, less the unit it prints ("dt [Ma]" → "dt")
-            named = (_strip_units(plain) or plain, "other", _unit_in(plain))
+            named = _as_printed(plain)
         if (
             in_percent
             and named[1] == "other"
@@ -327,6 +325,8 @@ def extract_table_values(
             named = (named[0], "other", "%")  # "All discordance values are expressed as percentages"
             percent.add(i)
         columns[i] = named
+        if named[1] == "ratio" and initial_ratio(_plain(headers[i])):
+            initial.add(i)  # "(87Sr/86Sr)i"
     # "(f)" over a "±" column, "(f) Errors are 2-sigma" below; then a value column's own mark, for
     # the "± x" printed in its cells ("(h) Weighted mean ± 2s internal uncertainty")
     for j, target in [*uncertainty_of.items(), *((i, i) for i in columns)]:
@@ -371,7 +371,7 @@ def extract_table_values(
                 notes.append("sample: the row above's (its sample cell is blank)")
             if i in percent:
                 notes.append("unit: % (caption)")
-            if _kind == "ratio" and initial_ratio(_plain(headers[i])):
+            if i in initial:
                 notes.append("initial ratio")
             if i in condition:
                 notes.append(f"condition: {condition[i]}")
@@ -456,6 +456,12 @@ _UNCERTAINTY_ROW = re.compile(  # case kept for σ: a capital Σ sums ("ΣREE")
 )
 
 
+def _as_printed(plain: str) -> tuple[str, str, str]:
+    """(analyte, kind, unit) of a quantity outside the vocabulary: the header or label as printed,
+    less the unit it prints ("dt [Ma]" → "dt", "TDM (Ma)" → "TDM")."""
+    return _strip_units(plain) or plain, "other", _unit_in(plain)
+
+
 def _other_quantity(label: str) -> bool:
     """A row label that names a quantity outside the analyte vocabulary ("ΣREE", "TDM (Ma)", "Total"):
     words, not a position, count or identifier, not an uncertainty row."""
@@ -498,6 +504,31 @@ def _samples_as_columns(
     headers = _headers(kept, width)
     names = next((r for r in kept if _SAMPLE_HEADER.search(_plain(r[label]))), kept[0])
     described = [r for r in kept if r is not names]
+    # per column, once: its sample (and footnote mark), what the other header rows say of it, and
+    # its material ("Rock type" row)
+    samples = {
+        i: _sample_name((" ".join(names[i].split()) if i < len(names) else "") or " ".join(header.split()))
+        for i, header in enumerate(headers)
+    }
+    described_as = {
+        i: [
+            f"{' '.join(r[label].split()) or 'header'}: {' '.join(r[i].split())}"
+            for r in described
+            if i < len(r) and r[i].strip()
+        ]
+        for i in range(width)
+    }
+    material_of = {
+        i: next(
+            (
+                " ".join(r[i].split())
+                for r in described
+                if i < len(r) and _MATERIAL_HEADER.match(_plain(r[label]))
+            ),
+            "",
+        )
+        for i in range(width)
+    }
     out: list[TableValue] = []
     section_units = units
     previous = ""  # the analyte row above: what an uncertainty row below it qualifies
@@ -510,11 +541,7 @@ def _samples_as_columns(
             and _other_quantity(text)
             and any(_numeric(c) for j, c in enumerate(row) if j != label)
         ):
-            named = (
-                _strip_units(_plain(text)) or text,
-                "other",
-                _unit_in(_plain(text)),
-            )  # "ΣREE", "TDM (Ma)"
+            named = _as_printed(_plain(text))  # "ΣREE", "TDM (Ma)"
         if named is None:
             level = _uncertainty_header(text, previous) if above and _UNCERTAINTY_ROW.match(text) else None
             if level is not None:  # "2SD" under "87Sr/86Sr": the values' uncertainties
@@ -531,7 +558,8 @@ def _samples_as_columns(
                 section_units = {**units, **section}
             above, previous = {}, ""
             continue
-        name, _kind, unit = named
+        name, kind, unit = named
+        initial = kind == "ratio" and initial_ratio(_plain(text))
         above, previous = {}, text
         for i, header in enumerate(headers):
             if i <= label or not header.strip():
@@ -540,26 +568,10 @@ def _samples_as_columns(
             if value is None:
                 continue
             number, uncertainty, qualifier, marks = value
-            printed_name = " ".join(names[i].split()) if i < len(names) else ""
-            sample, mark = _sample_name(printed_name or " ".join(header.split()))
-            notes = _cell_notes(marks, mark)
-            if _kind == "ratio" and initial_ratio(_plain(text)):
-                notes.append("initial ratio")
-            notes += [
-                f"{' '.join(r[label].split()) or 'header'}: {' '.join(r[i].split())}"
-                for r in described
-                if i < len(r) and r[i].strip()
-            ]
-            material = next(
-                (
-                    " ".join(r[i].split())
-                    for r in described
-                    if i < len(r) and _MATERIAL_HEADER.match(_plain(r[label]))
-                ),
-                "",
-            )
+            sample, mark = samples[i]
+            notes = [*_cell_notes(marks, mark), *(["initial ratio"] if initial else []), *described_as[i]]
             read = TableValue(
-                material=material,
+                material=material_of[i],
                 analyte=name,
                 value=number,
                 unit=unit,

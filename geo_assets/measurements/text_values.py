@@ -448,10 +448,7 @@ def extract_text_values(text: str) -> list[TextValue]:
         if owner is None:
             continue
         out.append(_row(owner, item, unit))
-        if owner.kind == "ratio" and (
-            _INITIAL_BEFORE.search(text[max(0, owner.start - 20) : owner.start])
-            or _INITIAL_AFTER.match(text[owner.end :])
-        ):
+        if _is_initial(text, owner):
             out[-1].notes.append("initial ratio")  # "(87Sr/86Sr)i", "initial 87Sr/86Sr": not the measured one
     return out
 
@@ -465,9 +462,14 @@ def initial_ratio(text: str) -> bool:
     """Whether the isotope ratio ``text`` names (a table header, "(87Sr/86Sr)i", "Initial 87Sr/86Sr")
     is an initial one."""
     found = next((a for a in _analytes(_plain(text)) if a.kind == "ratio"), None)
-    return found is not None and bool(
-        _INITIAL_BEFORE.search(text[max(0, found.start - 20) : found.start])
-        or _INITIAL_AFTER.match(text[found.end :])
+    return found is not None and _is_initial(text, found)
+
+
+def _is_initial(text: str, ratio: _Analyte) -> bool:
+    """Whether the ratio at ``ratio``'s span in ``text`` is printed as an initial one."""
+    return ratio.kind == "ratio" and bool(
+        _INITIAL_BEFORE.search(text[max(0, ratio.start - 20) : ratio.start])
+        or _INITIAL_AFTER.match(text[ratio.end :])
     )
 
 
