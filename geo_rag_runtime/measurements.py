@@ -19,7 +19,20 @@ from geo_rag_runtime.errors import QueryError
 from geo_rag_runtime.models import Measurement
 from geo_rag_runtime.settings import Settings
 
-__all__ = ["EXPORT_COLUMNS", "Format", "citation", "export_rows", "find", "quote", "render", "sample_key"]
+__all__ = [
+    "EXPORT_COLUMNS",
+    "INITIAL_EPSILON",
+    "INITIAL_RATIO",
+    "PRESENT_EPSILON",
+    "TIME_NOTES",
+    "Format",
+    "citation",
+    "export_rows",
+    "find",
+    "quote",
+    "render",
+    "sample_key",
+]
 
 Format = Literal["table", "csv", "json", "parquet"]
 EXPORT_COLUMNS = (
@@ -27,7 +40,13 @@ EXPORT_COLUMNS = (
     "material", "method", "citation", "source_file", "page", "table_label", "row", "column",
     "sentence", "char_start", "char_end", "paper_id", "measurement_id",
     "sample_key",  # added after the rest: existing readers of the export keep their columns
+    "printed", "notes",  # the value group as printed; what qualifies the value, "; "-joined
 )  # fmt: skip
+# notes that change what a value means: an initial ratio is not the measured one, εNd(t) is not εNd(0)
+INITIAL_RATIO = "initial ratio"
+INITIAL_EPSILON = "initial value (t)"
+PRESENT_EPSILON = "present-day value (0)"
+TIME_NOTES = (INITIAL_RATIO, INITIAL_EPSILON, PRESENT_EPSILON)
 MAX_ROWS = 100_000
 
 
@@ -110,6 +129,7 @@ def export_rows(rows: Sequence[Measurement]) -> list[dict[str, Any]]:
     for row in rows:
         record = row.model_dump()
         record["citation"] = citation(row)
+        record["notes"] = "; ".join(row.notes)  # one flat record: a CSV or Parquet cell, not a list
         out.append({column: record.get(column) for column in EXPORT_COLUMNS})
     return out
 

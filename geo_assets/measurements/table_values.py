@@ -80,7 +80,7 @@ from geo_assets.measurements.table_headers import (
     _wrapped_tail,
     caption_column_units,
 )
-from geo_assets.measurements.text_values import _plain, extract_text_values, initial_ratio, parse_number
+from geo_assets.measurements.text_values import _plain, extract_text_values, parse_number, time_note
 
 __all__ = ["TableValue", "caption_column_units", "extract_table_values", "header_rows"]
 
@@ -265,7 +265,7 @@ def extract_table_values(
     level_of: dict[int, str] = {}
     relative: set[int] = set()
     percent: set[int] = set()  # columns in the percent the caption says the table's values are in
-    initial: set[int] = set()  # columns of initial isotope ratios
+    timed: dict[int, str] = {}  # columns of initial isotope ratios, εNd(t) or εNd(0): their note
     for i, header in enumerate(headers):
         if i <= labels_at[-1] or not header:
             continue
@@ -325,8 +325,8 @@ def extract_table_values(
             named = (named[0], "other", "%")  # "All discordance values are expressed as percentages"
             percent.add(i)
         columns[i] = named
-        if named[1] == "ratio" and initial_ratio(_plain(headers[i])):
-            initial.add(i)  # "(87Sr/86Sr)i"
+        if named[1] in {"ratio", "epsilon"} and time_note(headers[i]):
+            timed[i] = time_note(headers[i])  # "(87Sr/86Sr)i", "εNd(t)"
     # "(f)" over a "±" column, "(f) Errors are 2-sigma" below; then a value column's own mark, for
     # the "± x" printed in its cells ("(h) Weighted mean ± 2s internal uncertainty")
     for j, target in [*uncertainty_of.items(), *((i, i) for i in columns)]:
@@ -371,8 +371,8 @@ def extract_table_values(
                 notes.append("sample: the row above's (its sample cell is blank)")
             if i in percent:
                 notes.append("unit: % (caption)")
-            if i in initial:
-                notes.append("initial ratio")
+            if i in timed:
+                notes.append(timed[i])
             if i in condition:
                 notes.append(f"condition: {condition[i]}")
             if i in worded:
@@ -559,7 +559,7 @@ def _samples_as_columns(
             above, previous = {}, ""
             continue
         name, kind, unit = named
-        initial = kind == "ratio" and initial_ratio(_plain(text))
+        timed_row = time_note(text) if kind in {"ratio", "epsilon"} else ""
         above, previous = {}, text
         for i, header in enumerate(headers):
             if i <= label or not header.strip():
@@ -569,7 +569,7 @@ def _samples_as_columns(
                 continue
             number, uncertainty, qualifier, marks = value
             sample, mark = samples[i]
-            notes = [*_cell_notes(marks, mark), *(["initial ratio"] if initial else []), *described_as[i]]
+            notes = [*_cell_notes(marks, mark), *([timed_row] if timed_row else []), *described_as[i]]
             read = TableValue(
                 material=material_of[i],
                 analyte=name,

@@ -28,13 +28,14 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from geo_rag_runtime.measurements import INITIAL_EPSILON, INITIAL_RATIO, PRESENT_EPSILON
 from geo_rag_runtime.models import PRINTED_QUALIFIERS
 
 __all__ = [
     "ELEMENT_SYMBOLS",
     "TextValue",
     "extract_text_values",
-    "initial_ratio",
+    "time_note",
     "oxide_name",
     "parse_number",
 ]
@@ -448,29 +449,39 @@ def extract_text_values(text: str) -> list[TextValue]:
         if owner is None:
             continue
         out.append(_row(owner, item, unit))
-        if _is_initial(text, owner):
-            out[-1].notes.append("initial ratio")  # "(87Sr/86Sr)i", "initial 87Sr/86Sr": not the measured one
+        note = _time_note(text, owner)
+        if note:
+            out[-1].notes.append(note)  # "(87Sr/86Sr)i", "εNd(t)": not the measured, present-day value
     return out
 
 
-# an initial (age-corrected) isotope ratio: "initial 87Sr/86Sr", "(87Sr/86Sr)i", "87Sr/86Sr(t)", "87Sr/86Sri"
+# an initial (age-corrected) isotope ratio: "initial 87Sr/86Sr", "(87Sr/86Sr)i", "87Sr/86Sr(t)", "87Sr/86Sri";
+# an epsilon at the rock's age "εNd(t)", "εHfi", "initial εNd", or today's "εNd(0)"
 _INITIAL_BEFORE = re.compile(r"\binitial\s+\(?$", re.IGNORECASE)
 _INITIAL_AFTER = re.compile(r"^\)?\s?(?:i|\(i\)|t|\(t\)|init(?:ial)?)(?!\w)")
+_EPSILON_TIME = re.compile(r"\(\s*([tTi0])\s*\)$")
 
 
-def initial_ratio(text: str) -> bool:
-    """Whether the isotope ratio ``text`` names (a table header, "(87Sr/86Sr)i", "Initial 87Sr/86Sr")
-    is an initial one."""
-    found = next((a for a in _analytes(_plain(text)) if a.kind == "ratio"), None)
-    return found is not None and _is_initial(text, found)
+def time_note(text: str) -> str:
+    """The note for the isotope ratio or epsilon ``text`` names (a table header, "(87Sr/86Sr)i",
+    "εNd(t)", "εNd(0)"): whether it is an initial or a present-day one, "" if it does not say."""
+    found = next((a for a in _analytes(_plain(text)) if a.kind in {"ratio", "epsilon"}), None)
+    return _time_note(_plain(text), found) if found is not None else ""
 
 
-def _is_initial(text: str, ratio: _Analyte) -> bool:
-    """Whether the ratio at ``ratio``'s span in ``text`` is printed as an initial one."""
-    return ratio.kind == "ratio" and bool(
-        _INITIAL_BEFORE.search(text[max(0, ratio.start - 20) : ratio.start])
-        or _INITIAL_AFTER.match(text[ratio.end :])
-    )
+def _time_note(text: str, analyte: _Analyte) -> str:
+    """Why the ratio or epsilon at ``analyte``'s span in ``text`` is no measured present-day value:
+    an initial ratio, an epsilon at the rock's age (t) or today's (0). A geochemist compares εNd(t)
+    with εNd(t), never with εNd(0): the name alone (εNd) would lose that."""
+    if analyte.kind not in {"ratio", "epsilon"}:
+        return ""
+    before = _INITIAL_BEFORE.search(text[max(0, analyte.start - 20) : analyte.start])
+    if analyte.kind == "ratio":
+        return INITIAL_RATIO if before or _INITIAL_AFTER.match(text[analyte.end :]) else ""
+    printed = _EPSILON_TIME.search(text[analyte.start : analyte.end])
+    if printed:
+        return PRESENT_EPSILON if printed.group(1) == "0" else INITIAL_EPSILON
+    return INITIAL_EPSILON if before or _INITIAL_AFTER.match(text[analyte.end :]) else ""
 
 
 def _owner_for_unit(owner: _Analyte | None, unit: str, analytes: list[_Analyte], at: int) -> _Analyte | None:

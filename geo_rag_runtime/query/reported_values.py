@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from geo_rag_runtime.measurements import quote, sample_key
+from geo_rag_runtime.measurements import TIME_NOTES, quote, sample_key
 from geo_rag_runtime.models import PRINTED_QUALIFIERS, Measurement, RetrievedItem
 from geo_rag_runtime.query.question import Question
 from geo_rag_runtime.stores.protocols import MeasurementReader
@@ -93,6 +93,7 @@ def row_text(row: Measurement) -> str:
         else row.unit
     )
     parts = [f"{row.analyte} = {value} {unit}".rstrip()]
+    parts += [note for note in row.notes if note in TIME_NOTES]  # εNd(t) is no εNd(0)
     parts += [p for p in (f"sample {row.sample}" if row.sample else "", row.material, row.method) if p]
     if row.source_type == "table":
         where = f"{row.table_label or 'table'}, row {row.row!r}, column {row.column!r}"

@@ -330,6 +330,46 @@ def test_an_initial_isotope_ratio_says_so() -> None:
     ]
 
 
+def test_an_epsilon_at_the_rock_s_age_is_no_present_day_one() -> None:
+    """εNd(t) (at the rock's age) and εNd(0) (today) differ by the decay since t: both are stored as
+    εNd, so the printed time goes to the notes, in text and tables, and to the export (before, both
+    were a bare εNd and nothing told them apart)."""
+    from geo_assets.measurements.table_values import extract_table_values
+    from geo_rag_runtime.measurements import export_rows
+    from geo_rag_runtime.models import Measurement
+
+    text = (
+        "Zircons yield εHf(t) of +5.1 to +9.3, initial εNd of 2.0, εNdi = 1.1 and present-day εNd(0) of −4.2."
+    )
+    assert [(v.analyte, v.notes) for v in extract_text_values(text)] == [
+        ("εHf", ["initial value (t)"]),
+        ("εNd", ["initial value (t)"]),
+        ("εNd", ["initial value (t)"]),
+        ("εNd", ["present-day value (0)"]),
+    ]
+    assert [v.notes for v in extract_text_values("The εNd of the basalt is +4.5.")] == [[]]
+    across = [["Sample", "εNd(0)", "εNd(t)"], ["A-1", "-2.1", "1.5"]]
+    down = [
+        ["", "A-1", "A-2"],
+        ["143Nd/144Nd", "0.5126", "0.5127"],
+        ["εNd(T)", "1.5", "2.0"],
+        ["εNd(0)", "-1.0", "-2.0"],
+    ]
+    assert [(v.sample, v.notes) for v in extract_table_values(across) + extract_table_values(down)] == [
+        ("A-1", ["present-day value (0)"]),
+        ("A-1", ["initial value (t)"]),
+        ("A-1", []),
+        ("A-2", []),
+        ("A-1", ["initial value (t)"]),
+        ("A-2", ["initial value (t)"]),
+        ("A-1", ["present-day value (0)"]),
+        ("A-2", ["present-day value (0)"]),
+    ]
+    row = Measurement(measurement_id="m", paper_id="p", source_file="p.pdf", source_type="table", analyte="εNd", value=1.5,
+                      unit="epsilon", printed="1.5", notes=["initial value (t)", "unit: % (caption)"])  # fmt: skip
+    assert export_rows([row])[0]["notes"] == "initial value (t); unit: % (caption)"
+
+
 def test_mineral_end_members_and_a_total_column() -> None:
     """Mineral chemistry: end-member contents in mol% ("Fo85–91", "An content of 45–70 mol.%",
     "Fo = 88.2 ± 0.3"), a fraction noted as one ("Fo=0.95"); "An" and "Or" in prose are no
