@@ -67,7 +67,7 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     # open its body; 8: "Table DR1" captions, sample section rows, group headers set at their columns' left;
     # 7: tables carried onto the next page, bare tables' header lines; 6: tables without a caption,
     # group headers; 5: wide tables under a short caption
-    code_version="tei-11",
+    code_version="tei-12",
     pool="grobid",
     output_required=False,
     check_specs=[dg.AssetCheckSpec("tei_non_empty", asset="tei_xml")],

@@ -59,6 +59,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from geo_assets.ingest.table_cells import marks_row
 from geo_assets.measurements.table_headers import (
     _CONDITION,
     _KNOWN_UNITS,
@@ -160,10 +161,6 @@ def _header_count(rows: Sequence[Sequence[str]], label: int = 0) -> int:
     return min(count, max(len(rows) - 1, 0))
 
 
-# a header row of footnote marks only ("(a) (b) (c) …" under the column heads): no header text
-_MARK_CELL = re.compile(r"^(?:\(?[a-z]\)|[*†‡§¶]+)$")
-
-
 _LEVEL_WORDS = re.compile(r"\b([12])\s*[-‐]?\s*(?:sigma|σ|s\.?e\.?|SE|SD|s)\b", re.IGNORECASE)
 
 
@@ -181,11 +178,6 @@ def _footnote_level(mark: str, notes: str) -> str:
         return ""
     level, kind = stated[0].group(1), stated[0].group(0)
     return f"{level}SE" if re.search(r"s\.?e\.?|SE", kind, re.IGNORECASE) else f"{level}σ"
-
-
-def _marks_row(row: Sequence[str]) -> bool:
-    filled = [c.strip() for c in row if c.strip()]
-    return len(filled) >= 3 and all(_MARK_CELL.match(c) for c in filled)
 
 
 _RELATIVE = re.compile(r"%")
@@ -225,8 +217,8 @@ def extract_table_values(
     n_header = _header_count(rows, label)
     if n_header == 0:
         return []
-    marks = next((r for r in rows[:n_header] if _marks_row(r)), [])  # "(a) (b) (c)" under the heads
-    head = [r for r in rows[:n_header] if not _marks_row(r)] or rows[:n_header]
+    marks = next((r for r in rows[:n_header] if marks_row(r)), [])  # "(a) (b) (c)" under the heads
+    head = [r for r in rows[:n_header] if not marks_row(r)] or rows[:n_header]
     rows, n_header = [*head, *rows[n_header:]], len(head)
     headers = _headers(rows[:n_header], width)
     caption_units = _caption_units(_plain(caption))

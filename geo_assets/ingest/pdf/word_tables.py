@@ -23,8 +23,11 @@ For one page:
    a column is a run of x covered by more than a sixth of the data lines, so blank cells never shift
    a column and a word two cells glued together ("251.00" for "25" "1.00") goes to the column it
    overlaps most; the first column is the row label;
-5. each word goes to the column it overlaps most (or the nearest); a line with one long word run
-   over the span and no number in a column of its own is a free-text row, kept as one cell.
+5. each word goes to the column it overlaps most (or the nearest); a line with more words than
+   numbers is still a row when its phrases sit in the word columns and its numbers, one a cell, in
+   the value columns (a long description, "ol-phyric alkali trachy basalt"); any other such line
+   (one long word run over the span, "weighted mean … = 1096.19 ± 0.19 Ma") is a free-text row, kept
+   as one cell. A table whose every row is more words than numbers is not found (no data lines).
 
 A top header line of phrases set apart over groups of columns ("Isotopic Ratios and 2s (%) Errors"
 over the ratio columns, "Ages and 2s Absolute Errors (Ma)" over the age columns, each phrase centred
@@ -58,6 +61,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pdfplumber.utils import extract_words
+
+from geo_assets.ingest.table_cells import marks_row
 
 __all__ = ["WordTable", "page_word_tables", "reading_view", "turn_box"]
 
@@ -703,11 +708,11 @@ def _group_header(line: _Line, columns: list[tuple[float, float]], bottom: list[
     return cells
 
 
-def _phrases(line: _Line) -> list[list[_Word]]:
-    """The line's runs of words, split where the gap between two words is wider than two ems."""
+def _phrases(line: _Line, ems: float = 2.0) -> list[list[_Word]]:
+    """The line's runs of words, split where the gap between two words is wider than ``ems`` ems."""
     out: list[list[_Word]] = [[line.words[0]]] if line.words else []
     for a, b in zip(line.words, line.words[1:], strict=False):
-        if b.x0 - a.x1 > 2 * max(a.size, 4.0):
+        if b.x0 - a.x1 > ems * max(a.size, 4.0):
             out.append([b])
         else:
             out[-1].append(b)
@@ -745,6 +750,42 @@ def _groups(
     return group_of
 
 
+def _numeric_columns(data: list[_Line], columns: list[tuple[float, float]]) -> list[bool]:
+    """Whether each column's cells in the data lines are mostly numbers (a value column) rather than
+    words (the label column, a "Rock type" or "Test" column)."""
+    numbers, filled = [0] * len(columns), [0] * len(columns)
+    for line in data:
+        cells = [""] * len(columns)
+        _put(cells, line.words, columns)
+        for i, cell in enumerate(cells):
+            if cell:
+                filled[i] += 1
+                numbers[i] += is_number(cell)
+    return [filled[i] > 0 and numbers[i] > filled[i] / 2 for i in range(len(columns))]
+
+
+def _row_of_columns(line: _Line, columns: list[tuple[float, float]], numeric: list[bool]) -> list[str] | None:
+    """The cells of a line with fewer numbers than words that is still a row of the grid, else None:
+    its phrases of words (words less than an em apart) sit in the word columns — a phrase in the
+    column its first word is in, since a long description may run past that column's other cells
+    ("Islamic Republic of Iran" over the next column's left edge) — and its numbers, one a cell,
+    inside the value columns ("KIL-4  ol-phyric alkali trachy basalt  57.9  1.20  3.0  41", a
+    DataFrame's "4  Testing H2O and CO2 input  0.0  0.00"). A free-text row ("weighted mean
+    206Pb/238U age = 1096.19 ± 0.19 Ma") sets words over the value columns and stays one cell."""
+    cells = [""] * len(columns)
+    for phrase in _phrases(line, ems=1.0):
+        for at, word in enumerate(phrase):
+            number = is_number(word.text)
+            i = _slot(word if number or at == 0 else phrase[0], columns)
+            touched = {k for k, (a, b) in enumerate(columns) if min(word.x1, b) > max(word.x0, a)}
+            if numeric[i] != number or any(numeric[k] and k != i for k in touched):
+                return None  # a word over a value column, a number in a word column
+            if number and (cells[i] or i not in touched):
+                return None  # two numbers in one value cell, or a number off its column
+            cells[i] = f"{cells[i]} {word.text}".strip()
+    return cells if sum(bool(c) for c, n in zip(cells, numeric, strict=True) if n) >= 2 else None
+
+
 def _put(cells: list[str], words: list[_Word], columns: list[tuple[float, float]]) -> None:
     """Each word appended to the cell of the column it falls in."""
     for word in words:
@@ -763,29 +804,24 @@ def _slot(word: _Word, columns: list[tuple[float, float]]) -> int:
     )
 
 
-def _marks(cells: list[str]) -> bool:
-    """A header row of footnote marks only ("(a) (b) (c) …")."""
-    filled = [c.strip() for c in cells if c.strip()]
-    return len(filled) >= 3 and all(re.fullmatch(r"\(?[a-z]\)|[*†‡§¶]+", c) for c in filled)
-
-
 def _grid(label: str, page: int, header: list[_Line], body: list[_Line], caption: str) -> WordTable | None:
     data = [ln for ln in body if _is_data(ln)]
     columns = _columns(data)
     if len(columns) < 2:
         return None
+    numeric = _numeric_columns(data, columns)
     rows: list[list[str]] = []
     for line in header + body:
         cells = [""] * len(columns)
-        free = not _is_data(line) and line in body
-        if free:
-            rows.append([line.text] + [""] * (len(columns) - 1))
+        if not _is_data(line) and line in body:
+            worded = _row_of_columns(line, columns, numeric)
+            rows.append(worded or [line.text] + [""] * (len(columns) - 1))  # else a free-text row
             continue
         _put(cells, line.words, columns)
         rows.append(cells)
     if len(header) > 1:
         # the bottom header row: the last one that is not footnote marks ("(a) (b) (c)" under the heads)
-        bottom = next((r for r in reversed(rows[1 : len(header)]) if not _marks(r)), rows[len(header) - 1])
+        bottom = next((r for r in reversed(rows[1 : len(header)]) if not marks_row(r)), rows[len(header) - 1])
         rows[0] = _group_header(header[0], columns, bottom) or rows[0]
     flat = [w for ln in header + body for w in ln.words]
     box = (

@@ -1,0 +1,19 @@
+"""What a table's cells print that is no value and no header text, shared by the embedded PDF
+parser's word reader (``ingest/pdf/word_tables``) and the cell reader that turns any TEI table into
+values (``measurements/table_values``): both must skip the same rows. Plain Python, no PDF library,
+so the measurement side does not load one."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = ["marks_row"]
+
+_MARK_CELL = re.compile(r"\(?[a-z]\)|[*†‡§¶]+")
+
+
+def marks_row(cells: Sequence[str]) -> bool:
+    """A header row of footnote marks only ("(a) (b) (c) …" under the column heads): no header text."""
+    filled = [c.strip() for c in cells if c.strip()]
+    return len(filled) >= 3 and all(_MARK_CELL.fullmatch(c) for c in filled)
