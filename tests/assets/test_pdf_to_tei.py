@@ -394,3 +394,32 @@ def test_a_bold_table_label_on_its_own_line_keeps_the_title_below_it(tmp_path: P
     caption = " ".join(table.find("t:figDesc", NS).itertext())
     assert caption.startswith("Relative Abundances (in Area Percent)") and caption.endswith("Sample D21G-2")
     assert "Whole rock" not in caption
+
+
+def test_a_wrapped_byline_gives_whole_names_and_no_body_text(tmp_path: Path) -> None:
+    """A byline that wraps inside a name ("…, and Maria" / "T. Lopez1"), opens with "By" (a survey
+    report) and is followed by a report series and a title-case first line of text: the authors are
+    the three people, whole, and the wrapped part of the byline is not body text. Before, "Maria"
+    was lost, "By" was a forename, "Open-File Report" and the text's first line were authors, and
+    "T. Lopez1" became a section heading of the body."""
+    from tests.assets.paper_builders import pages_pdf, text_lines
+
+    body = [
+        "The Summit Lava Flows of the volcano erupted over two centuries, and their compositions record",
+        "the rise of the magma through the crust. We report 42 new analyses of the lavas and discuss how",
+        "the melts evolved on their way to the surface, from olivine basalt to dacite, with time.",
+    ]
+    page = [
+        (72.0, 16.0, [(72.0, "Compositions of the Summit Lava Flows")]),
+        (100.0, 10.0, [(72.0, "By Jane Q. Public1, Rafael Guerra Roel2, and Maria")]),
+        (113.0, 10.0, [(72.0, "T. Lopez1")]),
+        (130.0, 10.0, [(72.0, "Open-File Report 2026-1001")]),
+        (160.0, 10.0, [(72.0, "**Abstract")]),
+        *text_lines(176.0, 13.0, 10.0, body),
+        (230.0, 10.0, [(72.0, "**1 Introduction")]),
+        *text_lines(246.0, 13.0, 10.0, body[::-1]),
+    ]
+    pdf = pages_pdf(tmp_path / "byline.pdf", [page])
+    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
+    assert [a.name for a in paper.authors] == ["Jane Q. Public", "Rafael Guerra Roel", "Maria T. Lopez"]
+    assert not any("Lopez" in s.heading or any("Lopez" in p for p in s.paragraphs) for s in paper.sections)

@@ -29,6 +29,15 @@ _NOT_A_NAME = re.compile(
     re.IGNORECASE,
 )
 _NAME_PARTICLES = {"van", "de", "der", "den", "von", "da", "del", "della", "la", "le", "di", "du", "dos"}
+# capitalised words of a journal banner, a report series, a rock unit or a title-case first line of
+# text that follow a byline within its 30 lines ("Solid Earth", "Open-File Report", "Bishop Tuff",
+# "The Mean Square Weighted Deviation"): no part of a person's name
+_NOT_NAME_WORDS = {
+    "the", "of", "for", "in", "on", "earth", "report", "reports", "series", "survey", "geological", "open-file",
+    "supplement", "supplementary", "material", "materials", "information", "data", "table", "figure", "volume",
+    "tuff", "basalt", "granite", "formation", "group", "suite", "complex", "volcano", "island", "islands",
+}  # fmt: skip
+_BYLINE_LEAD = re.compile(r"^\s*by\s+", re.IGNORECASE)  # USGS reports: "By Michael A. Clynne, …"
 
 
 def read_front_matter(
@@ -103,6 +112,9 @@ def _authors_after_title(first_page: list[Line], title_lines: list[Line], body_s
     except ValueError:
         return []
     names: list[str] = []
+    carried = (
+        ""  # a first name that ends a line, its family name on the next ("…, and Susan" / "C. Loughlin")
+    )
     for line in first_page[start : start + 30]:
         if line.kind in ("drop", "title") or line.size < body_size - 0.5:
             continue
@@ -111,17 +123,28 @@ def _authors_after_title(first_page: list[Line], title_lines: list[Line], body_s
             if names:
                 break
             continue
-        parts = [_clean_name(p) for p in re.split(r",|;|\band\b|&", text)]
+        parts = [_clean_name(p) for p in re.split(r",|;|\band\b|&", _BYLINE_LEAD.sub("", text))]
         parts = [p for p in parts if p]
+        if carried and parts:
+            parts[0] = f"{carried} {parts[0]}"
+        carried = ""
+        if len(parts) > 1 and re.fullmatch(r"[A-Z][a-z]+", parts[-1]) and not text.rstrip().endswith(","):
+            carried = parts.pop()
         good = [
             p
             for p in parts
             if 2 <= len(p.split()) <= 5
             and all(w[0].isupper() or w in _NAME_PARTICLES for w in p.split())
+            and not any(w.casefold() in _NOT_NAME_WORDS for w in p.split())
             and not any(c.isdigit() for c in p)
         ]
         if parts and len(good) >= 0.6 * len(parts):
             names.extend(good)
+            if len(good) >= 2 or re.search(r"[\d*†‡§¶]", line.text):
+                # a byline (several names, or a name with its affiliation marks, "C. Loughlin1") is
+                # metadata, not body text, also where it wraps into the text column; one title-case
+                # phrase alone ("The Mean Square Weighted Deviation") may be the text's first line
+                line.kind = "drop"
         elif names:
             break
     return names[:60]
