@@ -423,3 +423,49 @@ def test_a_wrapped_byline_gives_whole_names_and_no_body_text(tmp_path: Path) -> 
     paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
     assert [a.name for a in paper.authors] == ["Jane Q. Public", "Rafael Guerra Roel", "Maria T. Lopez"]
     assert not any("Lopez" in s.heading or any("Lopez" in p for p in s.paragraphs) for s in paper.sections)
+
+
+def test_a_small_caps_byline_and_a_copyright_year_whose_glyph_is_lost(tmp_path: Path) -> None:
+    """Springer sets the byline in small caps below the body size ("AMY WILLIAMSON1 and RICHARD M.
+    ALLEN1") and its © glyph has no text ("2023 The Author(s)"): the authors are read, in title case,
+    and the year. A manual's imprint page names its authors on a labelled line ("Author: Summons,
+    N. & Arthur, C."). Before, all three papers of the benchmark that print these had no authors."""
+    from tests.assets.paper_builders import pages_pdf, text_lines
+
+    text = ["Warnings reach the coast within minutes of an earthquake, and the first alert decides what",
+            "communities do; we compare three algorithms on twelve past events and their arrival times."]  # fmt: skip
+    page = [
+        (60.0, 8.0, [(72.0, "Pure Appl. Geophys. 2023 The Author(s)")]),
+        (100.0, 16.0, [(72.0, "Faster Tsunami Warnings for Coastal Communities")]),
+        (124.0, 7.0, [(72.0, "JANE Q. PUBLIC1 and RICHARD M. ALLEN2")]),
+        (150.0, 10.0, [(72.0, "**Abstract")]),
+        *text_lines(166.0, 13.0, 10.0, text),
+    ]
+    pdf = pages_pdf(tmp_path / "caps.pdf", [page])
+    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
+    assert [a.name for a in paper.authors] == ["Jane Q. Public", "Richard M. Allen"] and paper.year == "2023"
+    imprint = [
+        (100.0, 16.0, [(72.0, "Storm Surge Model User Guide")]),
+        (130.0, 10.0, [(72.0, "Version number: 1.0")]),
+        (143.0, 10.0, [(72.0, "Author: Summons, N. & Arthur, C. J.")]),
+        *text_lines(170.0, 13.0, 10.0, text),
+    ]
+    pdf = pages_pdf(tmp_path / "imprint.pdf", [imprint])
+    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="q", source_file=pdf.name, sha256="0" * 64)
+    assert [a.name for a in paper.authors] == ["N. Summons", "C. J. Arthur"]
+    # a cover set as an image leaves no title on page 1: the PDF's metadata title names the work,
+    # unless it is a file name
+    from pypdf import PdfReader
+
+    cover = [(130.0, 10.0, [(72.0, "Version number: 1.0")])]
+    chapter = [(100.0, 10.0, [(72.0, "**1 Introduction")]), *text_lines(116.0, 13.0, 10.0, text * 3)]
+    for meta_title, expected in (("Storm Surge Model User Guide", "Storm Surge Model User Guide"),
+                                 ("Microsoft Word - guide_v3.docx", "")):  # fmt: skip
+        writer = PdfWriter(clone_from=PdfReader(pages_pdf(tmp_path / "cover.pdf", [cover, chapter])))
+        writer.add_metadata({"/Title": meta_title})
+        with open(tmp_path / "titled.pdf", "wb") as out:
+            writer.write(out)
+        paper = tei_to_paper(
+            pdf_to_tei(tmp_path / "titled.pdf"), paper_id="r", source_file="t.pdf", sha256="0" * 64
+        )
+        assert paper.title == expected

@@ -20,6 +20,8 @@ from geo_assets.ingest.pdf.references import find_doi
 _YEAR_CLUES = (
     re.compile(r"Published(?: online)?:?\s*(?:\d{1,2}\s*\w+\.?\s*)?((?:19|20)\d{2})"),
     re.compile(r"©\s*(?:The Author\(s\)\s*|Copyright\s*)?((?:19|20)\d{2})"),
+    # a © the font maps to another glyph or to none (Springer: "Ó 2023 The Author(s)", "2023 The Author(s)")
+    re.compile(r"\b((?:19|20)\d{2})\s*The\s*Author\(s\)"),
     re.compile(r"Accepted:?\s*(?:\d{1,2}\s*\w+\.?\s*)?((?:19|20)\d{2})"),
     re.compile(r"Received:?\s*(?:\d{1,2}\s*\w+\.?\s*)?((?:19|20)\d{2})"),
 )
@@ -53,7 +55,9 @@ def read_front_matter(
     for line in title_lines:
         line.kind = "title"
     doc.title = re.sub(r"^[^\w‘“\"'(¿¡]+", "", clean_text(" ".join(ln.text for ln in title_lines)))
-    doc.authors = _authors_after_title(first, title_lines, body_size)
+    if not doc.title and meta_title:
+        doc.title = _usable_meta_title(meta_title)  # a cover page set as an image (a survey's user guide)
+    doc.authors = _authors_after_title(first, title_lines, body_size) or _labelled_authors(first)
     page1 = " ".join(ln.text for ln in first)
     margins = Counter(
         doi for ln in all_lines if ln.kind == "drop" for doi in [find_doi(ln.text)] if doi is not None
@@ -99,6 +103,41 @@ def _find_title(first_page: list[Line], body_size: float, meta_title: str | None
     return next(g for g in candidates if g[0].size >= top_size - 0.3)
 
 
+def _usable_meta_title(meta_title: str) -> str:
+    """The PDF's metadata title when it names the work: not a file name or an editor's banner
+    ("Microsoft Word - draft3.docx", "paper.tex"), at least two words."""
+    title = re.sub(r"^Microsoft (?:Word|PowerPoint) - ", "", meta_title.strip())
+    if re.search(r"\.(?:docx?|tex|pdf|dvi|indd|qxd|rtf)$", title, re.IGNORECASE) or len(title.split()) < 2:
+        return ""
+    return clean_text(title)
+
+
+_AUTHOR_LABEL = re.compile(r"^\s*Authors?\s*:\s*(?P<names>.+)$")
+_FAMILY_FIRST = re.compile(r"^(?P<family>[A-Z][\w'’-]+),\s*(?P<given>(?:[A-Z][a-z]*\.?\s*-?)+)$")
+
+
+def _labelled_authors(first_page: list[Line]) -> list[str]:
+    """Names on a labelled line of page 1 ("Author: Summons, N. & Arthur, C."), as "N. Summons": a
+    report's or manual's imprint page, where no byline follows the title."""
+    for line in first_page:
+        found = _AUTHOR_LABEL.match(line.text)
+        if found is None:
+            continue
+        names = []
+        for part in re.split(r"\s*(?:&|;|\band\b)\s*", found.group("names")):
+            part = part.strip(" .,") + ("." if part.strip().endswith(".") else "")
+            family_first = _FAMILY_FIRST.match(part.strip())
+            name = (
+                f"{family_first['given'].strip()} {family_first['family']}"
+                if family_first
+                else _clean_name(part)
+            )
+            if 2 <= len(name.split()) <= 5 and all(w[0].isupper() for w in name.split()):
+                names.append(name)
+        return names
+    return []
+
+
 def _squash(text: str) -> str:
     return re.sub(r"[^0-9a-z]+", "", text.lower())
 
@@ -116,9 +155,16 @@ def _authors_after_title(first_page: list[Line], title_lines: list[Line], body_s
         ""  # a first name that ends a line, its family name on the next ("…, and Susan" / "C. Loughlin")
     )
     for line in first_page[start : start + 30]:
-        if line.kind in ("drop", "title") or line.size < body_size - 0.5:
-            continue
         text = line.text_without_superscripts()
+        small_caps = sum(c.isupper() for c in text) > 0.8 * sum(c.isalpha() for c in text) > 0
+        if (
+            line.kind in ("drop", "title")
+            or line.size < body_size - 0.5
+            and not (
+                small_caps and line.size >= 0.6 * body_size  # "AMY WILLIAMSON1 and RICHARD M. ALLEN1"
+            )
+        ):
+            continue
         if _NOT_A_NAME.search(text):
             if names:
                 break
@@ -139,7 +185,7 @@ def _authors_after_title(first_page: list[Line], title_lines: list[Line], body_s
             and not any(c.isdigit() for c in p)
         ]
         if parts and len(good) >= 0.6 * len(parts):
-            names.extend(good)
+            names.extend(_title_case(p) if p.isupper() else p for p in good)
             if len(good) >= 2 or re.search(r"[\d*†‡§¶]", line.text):
                 # a byline (several names, or a name with its affiliation marks, "C. Loughlin1") is
                 # metadata, not body text, also where it wraps into the text column; one title-case
@@ -148,6 +194,11 @@ def _authors_after_title(first_page: list[Line], title_lines: list[Line], body_s
         elif names:
             break
     return names[:60]
+
+
+def _title_case(name: str) -> str:
+    """A name set in capitals or small caps as it is written: "RICHARD M. ALLEN" → "Richard M. Allen"."""
+    return " ".join(w if re.fullmatch(r"[A-Z]\.", w) else w.title() for w in name.split())
 
 
 def _clean_name(text: str) -> str:
