@@ -342,6 +342,8 @@ def extract_table_values(
             out += said
             continue
         text = " / ".join(" ".join(cells[j].split()) for j in labels_at if cells[j].strip())
+        if sum(_numeric(w) for w in text.split()) >= 3:
+            continue  # numbers the grid left in the label ("depths = 0.000 1.000 2.500 …", a listing)
         sample, mark = _sample_name(" ".join(cells[sample_at].split())) if sample_at is not None else ("", "")
         continued = sample_at is not None and not sample and bool(text)
         if continued:  # the sample cell left blank under a sample ("R TC" under "BD03"): the same sample

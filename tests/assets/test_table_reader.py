@@ -701,3 +701,16 @@ def test_a_row_whose_words_outnumber_its_numbers_keeps_its_cells(tmp_path: Path)
     }
     assert values[("KIL-4", "SiO2")] == (57.9, "wt.%") and values[("KIL-4", "Rb")] == (41.0, "ppm")
     assert len([k for k in values if k[0].startswith("KIL")]) == 20
+
+
+def test_a_row_label_holding_the_row_s_numbers_is_no_row() -> None:
+    """A configuration listing read as a bare table leaves its numbers in the label cell ("depths =
+    0.000 1.000 2.500 …") and the last number, wrapped, alone in a value column: the grid failed, so
+    the row gives no value (it gave "[P] = 15.000"). A label with a number or two ("Testing H2O and CO2
+    input", "Run 2") still heads its row."""
+    listing = [["[P]", ""], ["dists = 0.000 0.100 0.200 0.300 0.500", ""],
+               ["depths = 0.000 1.000 2.500 5.000 7.500 10.000", "15.000"]]  # fmt: skip
+    assert extract_table_values(listing) == []
+    table = [["", "Test", "Unnamed: 21"], ["1", "Testing H2O and CO2 input", "0.0"],
+             ["2", "Testing Pressure", "0.5"], ["3", "Run 2 at 100 MPa", "0.7"]]  # fmt: skip
+    assert [v.value for v in extract_table_values(table)] == [0.0, 0.5, 0.7]
