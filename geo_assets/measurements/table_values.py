@@ -56,6 +56,7 @@ A table as the TEI gives it (rows of cell strings, header rows first — GROBID'
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -330,6 +331,9 @@ def extract_table_values(
     out: list[TableValue] = []
     section = ""  # the sample a section row names for the rows under it
     above = ""  # the last sample the sample column printed
+    # a label printed on several rows ("Testing Pressure" on rows 1–3 of a DataFrame) keeps the serial
+    # number before it, or each row after the first would read as the same cells again
+    printed = Counter(" ".join(r[label].split()) for r in body if r[label].strip())
     for row in body:
         cells = row
         text = " ".join(cells[label].split())
@@ -342,6 +346,8 @@ def extract_table_values(
             out += said
             continue
         text = " / ".join(" ".join(cells[j].split()) for j in labels_at if cells[j].strip())
+        if label > 0 and printed[" ".join(cells[label].split())] > 1 and _numeric(cells[0]):
+            text = f"{cells[0].strip()} / {text}"
         if sum(_numeric(w) for w in text.split()) >= 3:
             continue  # numbers the grid left in the label ("depths = 0.000 1.000 2.500 …", a listing)
         sample, mark = _sample_name(" ".join(cells[sample_at].split())) if sample_at is not None else ("", "")

@@ -714,3 +714,17 @@ def test_a_row_label_holding_the_row_s_numbers_is_no_row() -> None:
     table = [["", "Test", "Unnamed: 21"], ["1", "Testing H2O and CO2 input", "0.0"],
              ["2", "Testing Pressure", "0.5"], ["3", "Run 2 at 100 MPa", "0.7"]]  # fmt: skip
     assert [v.value for v in extract_table_values(table)] == [0.0, 0.5, 0.7]
+
+
+def test_a_label_printed_on_several_rows_keeps_each_row_s_serial_number() -> None:
+    """A DataFrame printing the same label on three rows ("Testing Pressure") after its index: each
+    row keeps its index in the row label, so its cells are not taken for the first row's read again
+    (the store keeps one cell per table, row and column; 12 cells of a benchmark supplement were
+    dropped). A label printed once keeps no serial number."""
+    table = [["", "Test", "Unnamed: 21"], ["1", "Testing Pressure", "0.1"], ["2", "Testing Pressure", "0.2"],
+             ["3", "Testing Temperature", "0.3"]]  # fmt: skip
+    assert [(v.row, v.value) for v in extract_table_values(table)] == [
+        ("1 / Testing Pressure", 0.1),
+        ("2 / Testing Pressure", 0.2),
+        ("Testing Temperature", 0.3),
+    ]
