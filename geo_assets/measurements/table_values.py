@@ -333,7 +333,7 @@ def extract_table_values(
     above = ""  # the last sample the sample column printed
     # a label printed on several rows ("Testing Pressure" on rows 1–3 of a DataFrame) keeps the serial
     # number before it, or each row after the first would read as the same cells again
-    printed = Counter(" ".join(r[label].split()) for r in body if r[label].strip())
+    label_rows = Counter(" ".join(r[label].split()) for r in body if r[label].strip())
     for row in body:
         cells = row
         text = " ".join(cells[label].split())
@@ -346,7 +346,7 @@ def extract_table_values(
             out += said
             continue
         text = " / ".join(" ".join(cells[j].split()) for j in labels_at if cells[j].strip())
-        if label > 0 and printed[" ".join(cells[label].split())] > 1 and _numeric(cells[0]):
+        if label > 0 and label_rows[" ".join(cells[label].split())] > 1 and _numeric(cells[0]):
             text = f"{cells[0].strip()} / {text}"
         if sum(_numeric(w) for w in text.split()) >= 3:
             continue  # numbers the grid left in the label ("depths = 0.000 1.000 2.500 …", a listing)
