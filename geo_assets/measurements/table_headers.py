@@ -274,7 +274,8 @@ _TIME_UNIT = re.compile(r"[\[(]\s*(Ma|Ga|ka)\s*[\])]")
 
 def _analyte_of(header: str, caption_units: dict[str, str]) -> tuple[str, str, str] | None:
     """(analyte, kind, unit) a header names; None when it names none."""
-    plain = _plain(header)
+    # "Age (Ma)", "U-Pb Age": a table's headers are capitalised where running text is not
+    plain = re.sub(r"\b(?:Age|Ages|AGE|AGES)\b", lambda m: m.group(0).lower(), _plain(header))
     bare = _strip_units(plain)
     if bare in _SYMBOLS or re.fullmatch(_OXIDE, bare):  # a column headed "U [ppm]" or "SiO2"
         kind = "oxide" if bare not in _SYMBOLS else "element"

@@ -728,3 +728,11 @@ def test_a_label_printed_on_several_rows_keeps_each_row_s_serial_number() -> Non
         ("2 / Testing Pressure", 0.2),
         ("Testing Temperature", 0.3),
     ]
+
+
+def test_a_capitalised_age_header_heads_ages() -> None:
+    """Tables capitalise their headers: "Age (Ma)", "U-Pb Age (Ma)", "AGE" head ages in Ma like
+    "age (Ma)" (they were a quantity named "Age", apart from every other age)."""
+    for header in ("Age (Ma)", "U-Pb Age (Ma)", "AGE (Ma)", "Crystallization age (Ma)"):
+        rows = [["Sample", header], ["MU-01", "385"], ["MU-04", "380"], ["UL-12", "412"]]
+        assert {(v.analyte, v.unit) for v in extract_table_values(rows)} == {("age", "Ma")}, header
