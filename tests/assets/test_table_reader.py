@@ -675,7 +675,8 @@ def test_a_row_whose_words_outnumber_its_numbers_keeps_its_cells(tmp_path: Path)
     """A samples-as-rows table with a description column: a row whose description has more words
     than the row has numbers ("KIL-4  ol-phyric alkali trachy basalt  57.9 …") is a row of the grid,
     with a description that runs past its column's other cells kept in that column; a sentence
-    stating a value under the table stays one free-text cell. Before, such a row became one cell and
+    stating a value under the table stays one free-text cell, and a number inside a description is
+    part of it. Before, such a row became one cell and
     its four values were lost (a DataFrame's "4  Testing H2O and CO2 input  0.0  0.00" and 21
     country rows of a USGS report's parameter table, in the benchmark)."""
     import pdfplumber
@@ -688,13 +689,21 @@ def test_a_row_whose_words_outnumber_its_numbers_keeps_its_cells(tmp_path: Path)
             ("KIL-2", "olivine tholeiite", "48.1", "2.30", "9.8", "10"),
             ("KIL-3", "basaltic andesite", "54.2", "1.60", "4.1", "25"),
             ("KIL-4", "ol-phyric alkali trachy basalt", "57.9", "1.20", "3.0", "41"),
-            ("KIL-5", "rhyolite", "73.1", "0.20", "0.3", "140")]  # fmt: skip
+            ("KIL-5", "rhyolite dome, 2 km N of vent", "73.1", "0.20", "0.3", "140")]  # fmt: skip
     lines = [(100.0, [(60.0, "Table 1. Major (wt.%) and trace element (ppm) compositions of the lavas")])]
     lines += [(116.0 + 12 * k, list(zip(xs, row, strict=True))) for k, row in enumerate(rows)]
     lines.append((188.0, [(60.0, "mean SiO2 of the suite = 56.6 ± 9.4 wt.%")]))
     with pdfplumber.open(text_pdf(tmp_path / "described.pdf", lines)) as pdf:
         (table,) = page_word_tables(pdf.pages[0], 1)
     assert table.rows[4] == ["KIL-4", "ol-phyric alkali trachy basalt", "57.9", "1.20", "3.0", "41"]
+    assert table.rows[5] == [
+        "KIL-5",
+        "rhyolite dome, 2 km N of vent",
+        "73.1",
+        "0.20",
+        "0.3",
+        "140",
+    ]  # its 2 is no value
     assert table.rows[-1][0] == "mean SiO2 of the suite = 56.6 ± 9.4 wt.%" and not any(table.rows[-1][1:])
     values = {
         (v.sample, v.analyte): (v.value, v.unit) for v in extract_table_values(table.rows, table.caption)

@@ -27,7 +27,7 @@ For one page:
    numbers is still a row when its phrases sit in the word columns and its numbers, one a cell, in
    the value columns (a long description, "ol-phyric alkali trachy basalt"); any other such line
    (one long word run over the span, "weighted mean … = 1096.19 ± 0.19 Ma") is a free-text row, kept
-   as one cell. A table whose every row is more words than numbers is not found (no data lines).
+   as one cell; such a row after the last data line is the table's when it fits the grid. A table whose every row is more words than numbers is not found (no data lines).
 
 A top header line of phrases set apart over groups of columns ("Isotopic Ratios and 2s (%) Errors"
 over the ratio columns, "Ages and 2s Absolute Errors (Ma)" over the age columns, each phrase centred
@@ -619,11 +619,17 @@ def _run(lines: list[_Line], first: int, span: float, *, downwards: bool = True)
             if len(gap) > _MAX_GAP_LINES:
                 break
     # free-text rows after the last row that state a value ("weighted mean 206Pb/238U age =
-    # 1091.63 ± 0.35 Ma"): the last group's summary, part of the table (a footnote is not)
+    # 1091.63 ± 0.35 Ma"): the last group's summary, part of the table (a footnote is not); and
+    # last rows of more words than numbers that fit the grid ("KIL-5  rhyolite dome, 2 km N of vent
+    # 73.1 …", see _row_of_columns)
+    data = [ln for ln in run if _is_data(ln)]
+    columns = _columns(data) if downwards and gap else []
+    numeric = _numeric_columns(data, columns) if columns else []
     for line in gap if downwards else []:
         stated = ("=" in line.text or "±" in line.text) and any(is_number(w.text) for w in line.words)
+        fits = len(columns) >= 2 and _row_of_columns(line, columns, numeric) is not None
         if (
-            not stated
+            not (stated or fits)
             or _is_prose(line, span)
             or _FOOTNOTE.match(line.text)
             or _CAPTION.match(line.words[0].text)
@@ -775,7 +781,8 @@ def _row_of_columns(line: _Line, columns: list[tuple[float, float]], numeric: li
     cells = [""] * len(columns)
     for phrase in _phrases(line, ems=1.0):
         for at, word in enumerate(phrase):
-            number = is_number(word.text)
+            # a number inside a description ("lava lake 2 km N") is part of it; a value stands alone
+            number = is_number(word.text) and (at == 0 or not any(not is_number(w.text) for w in phrase))
             i = _slot(word if number or at == 0 else phrase[0], columns)
             touched = {k for k, (a, b) in enumerate(columns) if min(word.x1, b) > max(word.x0, a)}
             if numeric[i] != number or any(numeric[k] and k != i for k in touched):
