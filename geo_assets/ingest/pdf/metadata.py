@@ -125,8 +125,8 @@ def _labelled_authors(first_page: list[Line]) -> list[str]:
             continue
         names = []
         for part in re.split(r"\s*(?:&|;|\band\b)\s*", found.group("names")):
-            part = part.strip(" .,") + ("." if part.strip().endswith(".") else "")
-            family_first = _FAMILY_FIRST.match(part.strip())
+            part = part.strip(" ,")
+            family_first = _FAMILY_FIRST.match(part)
             name = (
                 f"{family_first['given'].strip()} {family_first['family']}"
                 if family_first
@@ -151,9 +151,8 @@ def _authors_after_title(first_page: list[Line], title_lines: list[Line], body_s
     except ValueError:
         return []
     names: list[str] = []
-    carried = (
-        ""  # a first name that ends a line, its family name on the next ("…, and Susan" / "C. Loughlin")
-    )
+    # a first name that ends a line, its family name on the next ("…, and Susan" / "C. Loughlin")
+    carried = ""
     for line in first_page[start : start + 30]:
         text = line.text_without_superscripts()
         small_caps = sum(c.isupper() for c in text) > 0.8 * sum(c.isalpha() for c in text) > 0
