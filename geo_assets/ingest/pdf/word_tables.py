@@ -27,7 +27,8 @@ For one page:
    numbers is still a row when its phrases sit in the word columns and its numbers, one a cell, in
    the value columns (a long description, "ol-phyric alkali trachy basalt"); any other such line
    (one long word run over the span, "weighted mean … = 1096.19 ± 0.19 Ma") is a free-text row, kept
-   as one cell; such a row after the last data line is the table's when it fits the grid. A table whose every row is more words than numbers is not found (no data lines).
+   as one cell; such a row after the last data line is the table's when it fits the grid. A table
+   whose every row is more words than numbers is not found (no data lines).
 
 A top header line of phrases set apart over groups of columns ("Isotopic Ratios and 2s (%) Errors"
 over the ratio columns, "Ages and 2s Absolute Errors (Ma)" over the age columns, each phrase centred
@@ -782,7 +783,7 @@ def _row_of_columns(line: _Line, columns: list[tuple[float, float]], numeric: li
     for phrase in _phrases(line, ems=1.0):
         for at, word in enumerate(phrase):
             # a number inside a description ("lava lake 2 km N") is part of it; a value stands alone
-            number = is_number(word.text) and (at == 0 or not any(not is_number(w.text) for w in phrase))
+            number = is_number(word.text) and (at == 0 or all(is_number(w.text) for w in phrase))
             i = _slot(word if number or at == 0 else phrase[0], columns)
             touched = {k for k, (a, b) in enumerate(columns) if min(word.x1, b) > max(word.x0, a)}
             if numeric[i] != number or any(numeric[k] and k != i for k in touched):
