@@ -318,8 +318,9 @@ def extract_table_values(
             named = (named[0], "other", "%")  # "All discordance values are expressed as percentages"
             percent.add(i)
         columns[i] = named
-        if named[1] in {"ratio", "epsilon"} and time_note(headers[i]):
-            timed[i] = time_note(headers[i])  # "(87Sr/86Sr)i", "εNd(t)"
+        note = time_note(headers[i]) if named[1] in {"ratio", "epsilon"} else ""
+        if note:
+            timed[i] = note  # "(87Sr/86Sr)i", "εNd(t)"
     # "(f)" over a "±" column, "(f) Errors are 2-sigma" below; then a value column's own mark, for
     # the "± x" printed in its cells ("(h) Weighted mean ± 2s internal uncertainty")
     for j, target in [*uncertainty_of.items(), *((i, i) for i in columns)]:
