@@ -346,8 +346,9 @@ def extract_table_values(
                 found.sample = section
             out += said
             continue
+        repeated = label > 0 and label_rows[text] > 1 and _numeric(cells[0])  # text: the label cell
         text = " / ".join(" ".join(cells[j].split()) for j in labels_at if cells[j].strip())
-        if label > 0 and label_rows[" ".join(cells[label].split())] > 1 and _numeric(cells[0]):
+        if repeated:
             text = f"{cells[0].strip()} / {text}"
         if sum(_numeric(w) for w in text.split()) >= 3:
             continue  # numbers the grid left in the label ("depths = 0.000 1.000 2.500 …", a listing)

@@ -465,8 +465,9 @@ _EPSILON_TIME = re.compile(r"\(\s*([tTi0])\s*\)$")
 def time_note(text: str) -> str:
     """The note for the isotope ratio or epsilon ``text`` names (a table header, "(87Sr/86Sr)i",
     "εNd(t)", "εNd(0)"): whether it is an initial or a present-day one, "" if it does not say."""
-    found = next((a for a in _analytes(_plain(text)) if a.kind in {"ratio", "epsilon"}), None)
-    return _time_note(_plain(text), found) if found is not None else ""
+    plain = _plain(text)
+    found = next((a for a in _analytes(plain) if a.kind in {"ratio", "epsilon"}), None)
+    return _time_note(plain, found) if found is not None else ""
 
 
 def _time_note(text: str, analyte: _Analyte) -> str:
@@ -475,13 +476,16 @@ def _time_note(text: str, analyte: _Analyte) -> str:
     with εNd(t), never with εNd(0): the name alone (εNd) would lose that."""
     if analyte.kind not in {"ratio", "epsilon"}:
         return ""
-    before = _INITIAL_BEFORE.search(text[max(0, analyte.start - 20) : analyte.start])
+    marked = bool(
+        _INITIAL_BEFORE.search(text[max(0, analyte.start - 20) : analyte.start])
+        or _INITIAL_AFTER.match(text[analyte.end :])
+    )  # "initial 87Sr/86Sr", "(87Sr/86Sr)i", "εNdi"
     if analyte.kind == "ratio":
-        return INITIAL_RATIO if before or _INITIAL_AFTER.match(text[analyte.end :]) else ""
-    printed = _EPSILON_TIME.search(text[analyte.start : analyte.end])
+        return INITIAL_RATIO if marked else ""
+    printed = _EPSILON_TIME.search(text[analyte.start : analyte.end])  # "εNd(t)", "εNd(0)"
     if printed:
         return PRESENT_EPSILON if printed.group(1) == "0" else INITIAL_EPSILON
-    return INITIAL_EPSILON if before or _INITIAL_AFTER.match(text[analyte.end :]) else ""
+    return INITIAL_EPSILON if marked else ""
 
 
 def _owner_for_unit(owner: _Analyte | None, unit: str, analytes: list[_Analyte], at: int) -> _Analyte | None:

@@ -396,6 +396,11 @@ def test_a_bold_table_label_on_its_own_line_keeps_the_title_below_it(tmp_path: P
     assert "Whole rock" not in caption
 
 
+def _parsed(pdf: Path) -> Paper:
+    """A PDF built by the test, through the embedded parser and the TEI reader."""
+    return tei_to_paper(pdf_to_tei(pdf), paper_id=pdf.stem, source_file=pdf.name, sha256="0" * 64)
+
+
 def test_a_wrapped_byline_gives_whole_names_and_no_body_text(tmp_path: Path) -> None:
     """A byline that wraps inside a name ("…, and Maria" / "T. Lopez1"), opens with "By" (a survey
     report) and is followed by a report series and a title-case first line of text: the authors are
@@ -419,8 +424,7 @@ def test_a_wrapped_byline_gives_whole_names_and_no_body_text(tmp_path: Path) -> 
         (230.0, 10.0, [(72.0, "**1 Introduction")]),
         *text_lines(246.0, 13.0, 10.0, body[::-1]),
     ]
-    pdf = pages_pdf(tmp_path / "byline.pdf", [page])
-    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
+    paper = _parsed(pages_pdf(tmp_path / "byline.pdf", [page]))
     assert [a.name for a in paper.authors] == ["Jane Q. Public", "Rafael Guerra Roel", "Maria T. Lopez"]
     assert not any("Lopez" in s.heading or any("Lopez" in p for p in s.paragraphs) for s in paper.sections)
 
@@ -441,8 +445,7 @@ def test_a_small_caps_byline_and_a_copyright_year_whose_glyph_is_lost(tmp_path: 
         (150.0, 10.0, [(72.0, "**Abstract")]),
         *text_lines(166.0, 13.0, 10.0, text),
     ]
-    pdf = pages_pdf(tmp_path / "caps.pdf", [page])
-    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
+    paper = _parsed(pages_pdf(tmp_path / "caps.pdf", [page]))
     assert [a.name for a in paper.authors] == ["Jane Q. Public", "Richard M. Allen"] and paper.year == "2023"
     imprint = [
         (100.0, 16.0, [(72.0, "Storm Surge Model User Guide")]),
@@ -450,8 +453,7 @@ def test_a_small_caps_byline_and_a_copyright_year_whose_glyph_is_lost(tmp_path: 
         (143.0, 10.0, [(72.0, "Author: Summons, N. & Arthur, C. J.")]),
         *text_lines(170.0, 13.0, 10.0, text),
     ]
-    pdf = pages_pdf(tmp_path / "imprint.pdf", [imprint])
-    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="q", source_file=pdf.name, sha256="0" * 64)
+    paper = _parsed(pages_pdf(tmp_path / "imprint.pdf", [imprint]))
     assert [a.name for a in paper.authors] == ["N. Summons", "C. J. Arthur"]
     # a cover set as an image leaves no title on page 1: the PDF's metadata title names the work,
     # unless it is a file name
@@ -465,7 +467,5 @@ def test_a_small_caps_byline_and_a_copyright_year_whose_glyph_is_lost(tmp_path: 
         writer.add_metadata({"/Title": meta_title})
         with open(tmp_path / "titled.pdf", "wb") as out:
             writer.write(out)
-        paper = tei_to_paper(
-            pdf_to_tei(tmp_path / "titled.pdf"), paper_id="r", source_file="t.pdf", sha256="0" * 64
-        )
+        paper = _parsed(tmp_path / "titled.pdf")
         assert paper.title == expected
