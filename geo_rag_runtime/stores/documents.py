@@ -335,6 +335,14 @@ def _check_files(database: Path) -> None:
             raise StoreError(f"unreadable document store file {path}: {exc}; {REBUILD_HINT}") from exc
 
 
+def _uri_sets(uri: str, option: str) -> bool:
+    """Whether a MongoDB URI's query string sets ``option`` (option names are case-insensitive)."""
+    from urllib.parse import parse_qsl
+
+    query = uri.partition("?")[2]
+    return any(key.casefold() == option.casefold() for key, _ in parse_qsl(query))
+
+
 def open_document_store(settings: Settings, *, read_only: bool = False) -> DocumentStore:
     """Connect to MongoDB when ``MONGODB_URI`` is set, else to the embedded litemongo store.
 
@@ -343,7 +351,14 @@ def open_document_store(settings: Settings, *, read_only: bool = False) -> Docum
     if settings.mongodb_uri:
         import pymongo
 
-        client: Any = pymongo.MongoClient(settings.mongodb_uri, serverSelectionTimeoutMS=5000)
+        # a 5 s default for finding the server (pymongo's own is 30 s), unless the URI sets its own:
+        # pymongo lets a keyword argument override the URI's option, which would ignore the operator's
+        options = (
+            {}
+            if _uri_sets(settings.mongodb_uri, "serverSelectionTimeoutMS")
+            else {"serverSelectionTimeoutMS": 5000}
+        )
+        client: Any = pymongo.MongoClient(settings.mongodb_uri, **options)
         try:
             client.admin.command("ping")
         except Exception as exc:  # pymongo raises several types; all mean "not reachable"

@@ -838,9 +838,13 @@ def test_documents_operator_objects_are_refused_not_obeyed(docstore: DocumentSto
     assert store.counts() == before
 
 
-def test_documents_unreachable_uri_hides_the_password(tmp_path: Path) -> None:
+def test_documents_unreachable_uri_hides_the_password_and_keeps_the_uri_s_timeout(tmp_path: Path) -> None:
+    """The URI's own serverSelectionTimeoutMS is honoured (the adapter's 5 s default is a keyword
+    argument, which pymongo would let override the URI's option)."""
     port = free_port()
-    uri = f"mongodb://georag:s3cret@127.0.0.1:{port}/"
+    uri = f"mongodb://georag:s3cret@127.0.0.1:{port}/?authSource=admin&serverSelectionTimeoutMS=300"
+    started = time.monotonic()
     with pytest.raises(StoreError, match="not reachable") as caught:
         open_document_store(Settings(home=tmp_path / "home", mongodb_uri=uri))
     assert "s3cret" not in str(caught.value).split(" is not reachable")[0]
+    assert time.monotonic() - started < 3, "the URI's 0.3 s server selection timeout was not used"
