@@ -353,7 +353,7 @@ def open_document_store(settings: Settings, *, read_only: bool = False) -> Docum
 
         # a 5 s default for finding the server (pymongo's own is 30 s), unless the URI sets its own:
         # pymongo lets a keyword argument override the URI's option, which would ignore the operator's
-        options = (
+        options: dict[str, Any] = (
             {}
             if _uri_sets(settings.mongodb_uri, "serverSelectionTimeoutMS")
             else {"serverSelectionTimeoutMS": 5000}
