@@ -12,21 +12,28 @@ import re
 from collections.abc import Sequence
 
 from geo_assets.measurements.text_values import (
-    _END_MEMBER,
-    _OXIDE,
-    _SYMBOLS,
-    _UNIT_FOR_KIND,
-    _UNITS,
-    _Analyte,
-    _analytes,
-    _plain,
+    END_MEMBER,
+    OXIDE,
+    SYMBOLS,
+    UNIT_FOR_KIND,
+    UNITS,
+    AnalyteMention,
+    analyte_mentions,
     oxide_name,
+    plain_letters,
 )
 
-_UNCERTAINTY_HEADER = re.compile(
-    r"^(?:±|\+/-|[12]\s*[σs](?:\s*\(.*\))?|2\s*SE|1\s*SE|2\s*SD|1\s*SD|s\s*\[.*\]|err(?:or)?\.?|unc\.?|"
-    r"int\.\s*unc\..*|σ.*)$",
+# Uncertainty words as tables print them, read three ways: UNCERTAINTY_HEADER, a whole header cell
+# that heads the uncertainty of the column before it; _UNCERTAINTY_MARK, a mark of uncertainty
+# anywhere in a header; UNCERTAINTY_ROW, a row label that gives the uncertainty of the row above.
+# All three share the level ("2σ", "1s", "2SE", "2 SD").
+_LEVEL = r"[12]\s*(?:σ|s|SE|SD)"
+UNCERTAINTY_HEADER = re.compile(
+    rf"^(?:±|\+/-|[12]\s*[σs](?:\s*\(.*\))?|{_LEVEL}|s\s*\[.*\]|err(?:or)?\.?|unc\.?|int\.\s*unc\..*|σ.*)$",
     re.IGNORECASE,
+)
+UNCERTAINTY_ROW = re.compile(  # case kept for σ: a capital Σ sums ("ΣREE")
+    rf"^(?:±|\+/-|(?i:{_LEVEL})\b|σ|%\s*(?i:err)|(?i:err(?:or)?s?|unc(?:ertainty)?)\b)"
 )
 
 
@@ -35,11 +42,11 @@ _UNCERTAINTY_HEADER = re.compile(
 # sample for the spot "GJ1-1-23" is the reference zircon "GJ-1": geo_assets.measurements.extract
 # finds it among the samples the paper's text names), and any other label column (a parameter, a
 # region, a model) names no sample, so none is guessed.
-_SAMPLE_HEADER = re.compile(r"\b(?:samples?|specimens?|sites?)\b|^\s*codes?\s*$", re.IGNORECASE)
+SAMPLE_HEADER = re.compile(r"\b(?:samples?|specimens?|sites?)\b|^\s*codes?\s*$", re.IGNORECASE)
 
 
 # a label column or header row that names what the sample is
-_MATERIAL_HEADER = re.compile(
+MATERIAL_HEADER = re.compile(
     r"^\s*(?:rock(?:\s*(?:type|name))?|lithology|mineral|material|phase)\s*$", re.IGNORECASE
 )
 
@@ -60,13 +67,13 @@ def _stacked(upper: str, lower: str) -> bool:
     return (
         top is not None
         and bottom is not None
-        and top.group("symbol") in _SYMBOLS
-        and bottom.group("symbol") in _SYMBOLS
+        and top.group("symbol") in SYMBOLS
+        and bottom.group("symbol") in SYMBOLS
         and lower.strip() not in {"N", "C"}
     )
 
 
-def _own_header(rows: Sequence[Sequence[str]], i: int) -> str:
+def own_header(rows: Sequence[Sequence[str]], i: int) -> str:
     """Column ``i``'s header from ``rows`` alone (the lines under a group header), no cell spread."""
     own = ""
     for row in rows:
@@ -76,10 +83,10 @@ def _own_header(rows: Sequence[Sequence[str]], i: int) -> str:
     return _join_isotopes(own)
 
 
-def _headers(rows: Sequence[Sequence[str]], width: int) -> list[str]:
+def column_headers(rows: Sequence[Sequence[str]], width: int) -> list[str]:
     filled_first = [c.strip() for c in rows[0][1:] if c.strip()] if rows else []
     sparse = len(rows) > 1 and bool(filled_first) and len(filled_first) <= (width - 1) / 3
-    lower = _headers(rows[1:], width) if sparse else []
+    lower = column_headers(rows[1:], width) if sparse else []
     if sparse and any(re.fullmatch(r"\d+", h) for h in lower[1:]):
         # a sparse first row is a group header ("grain ID" over grain numbers): it names the columns
         # that print only a number below it ("grain ID 41"); the others keep their own header
@@ -112,7 +119,7 @@ _MASS_NUMBER = re.compile(r"(?<![\w.])(\d{1,3})\s+([A-Z][a-z]?)(?![a-z])")
 def _join_isotopes(header: str) -> str:
     """A header set over lines with raised mass numbers ("206 Pb/ 238 U") as one notation ("206Pb/238U")."""
     joined = _MASS_NUMBER.sub(
-        lambda m: m.group(1) + m.group(2) if m.group(2) in _SYMBOLS else m.group(0), header
+        lambda m: m.group(1) + m.group(2) if m.group(2) in SYMBOLS else m.group(0), header
     )
     return re.sub(r"(?<=[A-Za-z\d])\s*/\s*(?=\d{1,3}[A-Z])", "/", joined)
 
@@ -121,15 +128,15 @@ def _units_named(text: str, skip: set[str]) -> list[str]:
     """The canonical units printed as words in ``text`` (longest printed forms first), except the
     printed forms in ``skip`` (too ambiguous outside brackets: "%", "K", "My" …)."""
     return [
-        _UNITS[u]
-        for u in sorted(_UNITS, key=len, reverse=True)
+        UNITS[u]
+        for u in sorted(UNITS, key=len, reverse=True)
         if u not in skip and re.search(rf"(?<![A-Za-z]){re.escape(u)}(?![A-Za-z])", text)
     ]
 
 
-def _unit_in(text: str) -> str:
+def unit_in(text: str) -> str:
     for match in _BRACKETED_UNIT.finditer(text):
-        unit = _UNITS.get(match.group(1).strip())
+        unit = UNITS.get(match.group(1).strip())
         if unit:
             return unit
     return next(iter(_units_named(text, {"%", "K", "My"})), "")
@@ -144,7 +151,7 @@ _OTHER_UNIT = re.compile(
 # a column header that sets a condition of a model or an experiment ("λ = 200 (c = 0.01)", "P = 1
 # GPa"): its cells are values of the quantity the caption names with its unit ("…, β in %"), under
 # that condition
-_CONDITION = re.compile(r"^[^\W\d_][^\W_]{0,3}\s*[=≈<>≤≥]\s*[-−+]?\d")
+CONDITION = re.compile(r"^[^\W\d_][^\W_]{0,3}\s*[=≈<>≤≥]\s*[-−+]?\d")
 
 
 _CAPTION_QUANTITY = re.compile(
@@ -153,31 +160,31 @@ _CAPTION_QUANTITY = re.compile(
 )
 
 
-def _caption_quantity(caption: str) -> tuple[str, str] | None:
+def caption_quantity(caption: str) -> tuple[str, str] | None:
     """(symbol, unit) of the one quantity a caption names with a unit ("β in %"), else None."""
     found = {
-        (m.group("sym"), _UNITS.get(m.group("unit"), m.group("unit")))
+        (m.group("sym"), UNITS.get(m.group("unit"), m.group("unit")))
         for m in _CAPTION_QUANTITY.finditer(caption)
     }
     return found.pop() if len(found) == 1 else None
 
 
-def _printed_unit(header: str) -> str:
+def unit_as_printed(header: str) -> str:
     match = _OTHER_UNIT.search(header)
     return match.group(1) if match else ""
 
 
-def _strip_units(text: str) -> str:
+def strip_units(text: str) -> str:
     """``text`` without the units it prints in brackets ("SiO2 (wt.%)" → "SiO2", "U [pmol]" → "U");
     other brackets stay ("(La/Yb)N", "ln[206Pb/238U]")."""
     return " ".join(
         _BRACKETED_UNIT.sub(
-            lambda m: "" if _UNITS.get(m.group(1).strip()) or _printed_unit(m.group(0)) else m.group(0), text
+            lambda m: "" if UNITS.get(m.group(1).strip()) or unit_as_printed(m.group(0)) else m.group(0), text
         ).split()
     )
 
 
-def _caption_units(caption: str) -> dict[str, str]:
+def units_of_caption(caption: str) -> dict[str, str]:
     """The unit a caption gives concentrations, by kind ("oxide", "element"): its one unit for both;
     or, where it names both wt.% and ppm ("Major (wt.%) and trace element (ppm) compositions"), wt.%
     for oxides and ppm for elements, the convention of whole-rock tables."""
@@ -191,10 +198,10 @@ def _caption_units(caption: str) -> dict[str, str]:
     return {"oxide": "wt.%"} if concentrations == {"wt.%", "ppm", "ppb"} else {}
 
 
-def _section_units(label: str) -> dict[str, str] | None:
+def units_of_section(label: str) -> dict[str, str] | None:
     """A row that only names a unit for the rows under it ("Major elements (wt.%)", "Trace elements
     (ppm)"): that unit for oxides and elements, else None."""
-    unit = _unit_in(_plain(label))
+    unit = unit_in(plain_letters(label))
     return {"oxide": unit, "element": unit} if unit in {"wt.%", "ppm", "ppb"} else None
 
 
@@ -218,13 +225,13 @@ _UNIT_WORDS = {
 }
 
 
-_KNOWN_UNITS = set(_UNITS.values())
+KNOWN_UNITS = set(UNITS.values())
 
 
 # a caption that says the table's values are percentages: "All discordance values are expressed as
 # percentages", "Relative Abundances (in Area Percent)", "β in %"; columns named by their own words
 # and given no unit otherwise take "%"
-_PERCENT_CAPTION = re.compile(
+PERCENT_CAPTION = re.compile(
     r"\b(?:values|abundances|data|proportions|contents)\s+(?:are|is)\s+"
     r"(?:expressed\s+|given\s+|reported\s+|quoted\s+|listed\s+)?(?:as|in)\s+(?:per\s?cent(?:ages?)?|%)"
     r"|\(\s*in\s+(?:[a-z]+\s+)?per\s?cent\s*\)|\b(?:values|data|abundances)\s+in\s+%|\S\s+in\s+%\)",
@@ -247,12 +254,12 @@ def caption_column_units(caption: str) -> dict[str, str]:
     the vocabulary is kept in its words ("millivolts per hertz"). Headers compared without spaces,
     case kept."""
     out: dict[str, str] = {}
-    for match in _COLUMN_UNITS.finditer(_plain(caption)):
+    for match in _COLUMN_UNITS.finditer(plain_letters(caption)):
         printed = match.group("unit").split()
         words = " ".join(printed).casefold()
         unit = next((u for w, u in _UNIT_WORDS.items() if words.startswith(w)), "")
         if not unit and printed:
-            unit = _UNITS.get(printed[0], "")
+            unit = UNITS.get(printed[0], "")
         if not unit:  # a unit outside the vocabulary ("millivolts per hertz"): kept in words
             unit = " ".join(printed)
         for column in re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group("cols")):
@@ -272,21 +279,21 @@ def caption_column_units(caption: str) -> dict[str, str]:
 _TIME_UNIT = re.compile(r"[\[(]\s*(Ma|Ga|ka)\s*[\])]")
 
 
-def _analyte_of(header: str, caption_units: dict[str, str]) -> tuple[str, str, str] | None:
+def analyte_of(header: str, caption_units: dict[str, str]) -> tuple[str, str, str] | None:
     """(analyte, kind, unit) a header names; None when it names none."""
     # "Age (Ma)", "U-Pb Age": a table's headers are capitalised where running text is not
-    plain = re.sub(r"\b(?:Age|Ages|AGE|AGES)\b", lambda m: m.group(0).lower(), _plain(header))
-    bare = _strip_units(plain)
-    if bare in _SYMBOLS or re.fullmatch(_OXIDE, bare):  # a column headed "U [ppm]" or "SiO2"
-        kind = "oxide" if bare not in _SYMBOLS else "element"
-        found = [_Analyte(oxide_name(bare) if kind == "oxide" else bare, kind, 0, len(bare))]
-    elif re.fullmatch(_END_MEMBER, bare):  # a mineral table's "Fo" or "An" column: mol%
-        found = [_Analyte(bare, "end-member", 0, len(bare))]
+    plain = re.sub(r"\b(?:Age|Ages|AGE|AGES)\b", lambda m: m.group(0).lower(), plain_letters(header))
+    bare = strip_units(plain)
+    if bare in SYMBOLS or re.fullmatch(OXIDE, bare):  # a column headed "U [ppm]" or "SiO2"
+        kind = "oxide" if bare not in SYMBOLS else "element"
+        found = [AnalyteMention(oxide_name(bare) if kind == "oxide" else bare, kind, 0, len(bare))]
+    elif re.fullmatch(END_MEMBER, bare):  # a mineral table's "Fo" or "An" column: mol%
+        found = [AnalyteMention(bare, "end-member", 0, len(bare))]
     else:
-        found = _analytes(plain)
+        found = analyte_mentions(plain)
     if not found:
         if re.fullmatch(r"\s*t\s*[\[(]\s*(?:Ma|ka|Ga)\s*[\])]\s*", plain):
-            return "age", "age", _unit_in(plain)
+            return "age", "age", unit_in(plain)
         return None
     # "206Pb/238U age (Ma)" heads ages, not ratios
     analyte = next((a for a in found if a.kind == "age"), found[0])
@@ -295,13 +302,13 @@ def _analyte_of(header: str, caption_units: dict[str, str]) -> tuple[str, str, s
         return "age", "age", time.group(1)
     if analyte.kind == "ratio" and re.search(r"\bages?\b", plain, re.IGNORECASE):
         return "age", "age", ""  # "Isotopic Ages" over "207Pb/206Pb": an age, its unit not printed
-    own = _UNIT_FOR_KIND.get(analyte.kind, "")  # ratios, ε and δ carry their own unit
-    unit = _unit_in(plain[analyte.end :]) or own or caption_units.get(analyte.kind, "")
+    own = UNIT_FOR_KIND.get(analyte.kind, "")  # ratios, ε and δ carry their own unit
+    unit = unit_in(plain[analyte.end :]) or own or caption_units.get(analyte.kind, "")
     return analyte.name, analyte.kind, unit
 
 
 # headers of columns that hold no measured quantity: positions, counts, serial numbers, identifiers
-_NOT_QUANTITY = re.compile(
+NOT_QUANTITY = re.compile(
     r"^(?:no\.?|#|n|ns|n\s*\(.*\)|N|serial.*|id|lat(?:itude)?.*|long(?:itude)?.*|lon\b.*|x|y|z|"
     r"easting.*|northing.*|utm.*|fig(?:ure)?\.?.*|ref(?:erence)?s?\.?.*|page|year|"
     # error correlations qualify the uncertainties of other columns; they are no measurement
@@ -310,27 +317,27 @@ _NOT_QUANTITY = re.compile(
 )
 
 
-def _wrapped_tail(cell: str) -> bool:
+def wrapped_tail(cell: str) -> bool:
     """A header cell that closes a bracket it did not open: the last line of a header wrapped over
     lines ("ζ" / "(residual" / "error)"), no header of its own."""
     return cell.count(")") > cell.count("(") or cell.count("]") > cell.count("[")
 
 
-_UNCERTAINTY_MARK = re.compile(r"±|\+/-|%|σ|\berr|\bunc|\b[12]\s*(?:s|SE|SD)\b|\bRSD\b", re.IGNORECASE)
+_UNCERTAINTY_MARK = re.compile(rf"±|\+/-|%|σ|\berr|\bunc|\b{_LEVEL}\b|\bRSD\b", re.IGNORECASE)
 
 
-def _uncertainty_header(header: str, previous: str) -> str | None:
+def uncertainty_header(header: str, previous: str) -> str | None:
     """The uncertainty level ("1σ", "2SE", or "") when ``header`` heads the uncertainty of the column
     before it ("±", "2σ", "% err", "1σ %", "s[t]", and s + the previous header's symbol: "sp" after
     "rp"); None otherwise."""
-    plain = _plain(header).strip()
+    plain = plain_letters(header).strip()
     bare = re.sub(r"[\s()\[\]]", "", plain)
-    prev = re.sub(r"[()\[\]]", "", _plain(previous).split()[-1]) if previous.split() else ""
+    prev = re.sub(r"[()\[\]]", "", plain_letters(previous).split()[-1]) if previous.split() else ""
     # what is left of "± 2σ", "% err", "1σ (%)", "2SE abs." without its uncertainty words
-    rest = re.sub(r"±|\+/-|%|[()\[\]]|\b(?:[12]\s*(?:σ|s|SE|SD)|σ|err(?:or)?|unc(?:ertainty)?|abs|rel|RSD|int(?:ernal)?|tot(?:al)?|ext(?:ernal)?)\b\.?|σ",
+    rest = re.sub(rf"±|\+/-|%|[()\[\]]|\b(?:{_LEVEL}|σ|err(?:or)?|unc(?:ertainty)?|abs|rel|RSD|int(?:ernal)?|tot(?:al)?|ext(?:ernal)?)\b\.?|σ",
                   "", plain, flags=re.IGNORECASE)  # fmt: skip
     mine = (
-        _UNCERTAINTY_HEADER.match(plain)
+        UNCERTAINTY_HEADER.match(plain)
         # nothing but uncertainty words, one of them a mark of uncertainty ("int. unc.", "2σ abs."): a
         # "Total" column is no uncertainty of the oxide before it
         or bool(plain) and not rest.strip(" .,:") and bool(_UNCERTAINTY_MARK.search(plain))
@@ -347,9 +354,9 @@ def _uncertainty_header(header: str, previous: str) -> str | None:
     )
 
 
-def _names_analyte(label: str) -> bool:
-    bare = _strip_units(_plain(label))
-    if bare in _SYMBOLS or re.fullmatch(_OXIDE, bare):
+def names_analyte(label: str) -> bool:
+    bare = strip_units(plain_letters(label))
+    if bare in SYMBOLS or re.fullmatch(OXIDE, bare):
         return True
-    found = _analytes(_plain(label))
+    found = analyte_mentions(plain_letters(label))
     return bool(found) and found[0].start == 0

@@ -62,27 +62,28 @@ from dataclasses import dataclass, field
 
 from geo_assets.ingest.table_cells import marks_row
 from geo_assets.measurements.table_headers import (
-    _CONDITION,
-    _KNOWN_UNITS,
-    _MATERIAL_HEADER,
-    _NOT_QUANTITY,
-    _PERCENT_CAPTION,
-    _SAMPLE_HEADER,
-    _analyte_of,
-    _caption_quantity,
-    _caption_units,
-    _headers,
-    _names_analyte,
-    _own_header,
-    _printed_unit,
-    _section_units,
-    _strip_units,
-    _uncertainty_header,
-    _unit_in,
-    _wrapped_tail,
+    CONDITION,
+    KNOWN_UNITS,
+    MATERIAL_HEADER,
+    NOT_QUANTITY,
+    PERCENT_CAPTION,
+    SAMPLE_HEADER,
+    UNCERTAINTY_ROW,
+    analyte_of,
     caption_column_units,
+    caption_quantity,
+    column_headers,
+    names_analyte,
+    own_header,
+    strip_units,
+    uncertainty_header,
+    unit_as_printed,
+    unit_in,
+    units_of_caption,
+    units_of_section,
+    wrapped_tail,
 )
-from geo_assets.measurements.text_values import _plain, extract_text_values, parse_number, time_note
+from geo_assets.measurements.text_values import extract_text_values, parse_number, plain_letters, time_note
 
 __all__ = ["TableValue", "caption_column_units", "extract_table_values", "header_rows"]
 
@@ -121,7 +122,7 @@ _LOOSE_SIGN = re.compile(r"^([+\-\u2212])\s+(?=\d)")
 
 
 def _numeric(cell: str) -> bool:
-    text = _LOOSE_SIGN.sub(r"\1", _plain(cell).strip())
+    text = _LOOSE_SIGN.sub(r"\1", plain_letters(cell).strip())
     return bool(text) and bool(_CELL.match(text.replace("\u2009", "")) or _BDL.match(text) or _ND.match(text))
 
 
@@ -221,11 +222,11 @@ def extract_table_values(
     marks = next((r for r in rows[:n_header] if marks_row(r)), [])  # "(a) (b) (c)" under the heads
     head = [r for r in rows[:n_header] if not marks_row(r)] or rows[:n_header]
     rows, n_header = [*head, *rows[n_header:]], len(head)
-    headers = _headers(rows[:n_header], width)
-    caption_units = _caption_units(_plain(caption))
+    headers = column_headers(rows[:n_header], width)
+    caption_units = units_of_caption(plain_letters(caption))
     column_units = {**caption_column_units(definitions), **caption_column_units(caption)}
-    in_percent = bool(_PERCENT_CAPTION.search(_plain(caption)))  # "values are expressed as percentages"
-    quantity = _caption_quantity(_plain(caption))
+    in_percent = bool(PERCENT_CAPTION.search(plain_letters(caption)))  # "values are expressed as percentages"
+    quantity = caption_quantity(plain_letters(caption))
     condition: dict[int, str] = {}  # index -> the condition a column's header sets
     body = rows[n_header:]
     # the labels of rows that print values (not section rows, "Trace elements (ppm)", nor "2σ" rows)
@@ -234,11 +235,11 @@ def extract_table_values(
         for r in body
         if r[label].strip()
         and any(_numeric(c) for j, c in enumerate(r) if j != label)
-        and not _UNCERTAINTY_ROW.match(r[label].strip())
+        and not UNCERTAINTY_ROW.match(r[label].strip())
     ]
     value_headers = [h for i, h in enumerate(headers) if i > label and h]
-    label_share = sum(_names_analyte(x) for x in labels) / max(len(labels), 1)
-    header_share = sum(_names_analyte(h) for h in value_headers) / max(len(value_headers), 1)
+    label_share = sum(names_analyte(x) for x in labels) / max(len(labels), 1)
+    header_share = sum(names_analyte(h) for h in value_headers) / max(len(value_headers), 1)
     # analytes down the side, none (or few) across the top; with no analyte across the top at all, a
     # side with sums, ages and totals among the analytes ("ΣREE", "TDM (Ma)", "Total") still is one
     if len(labels) >= 3 and (
@@ -262,13 +263,13 @@ def extract_table_values(
     for i, header in enumerate(headers):
         if i <= labels_at[-1] or not header:
             continue
-        if (i - 1) in uncertainty_of and _uncertainty_header(header, "") is not None:
+        if (i - 1) in uncertainty_of and uncertainty_header(header, "") is not None:
             continue  # a second uncertainty ("int. unc.", then "tot. unc."): the first one is kept
-        level = _uncertainty_header(header, headers[i - 1]) if (i - 1) in columns else None
-        bottom = _plain(rows[n_header - 1][i]).strip()
-        if level is None and (i - 1) in columns and n_header > 1 and not _wrapped_tail(bottom):
+        level = uncertainty_header(header, headers[i - 1]) if (i - 1) in columns else None
+        bottom = plain_letters(rows[n_header - 1][i]).strip()
+        if level is None and (i - 1) in columns and n_header > 1 and not wrapped_tail(bottom):
             # "±2s" under a group header ("Isotopic Ratios and 2s (%) Errors") that the merge joined to it
-            level = _uncertainty_header(bottom, headers[i - 1])
+            level = uncertainty_header(bottom, headers[i - 1])
         if level is not None:
             uncertainty_of[i] = i - 1
             if level:
@@ -276,27 +277,27 @@ def extract_table_values(
             if _RELATIVE.search(header):
                 relative.add(i - 1)
             continue
-        given = column_units.get(re.sub(r"\s+", "", _plain(header)))
-        if given and given in _KNOWN_UNITS and not _unit_in(_plain(header)):
+        given = column_units.get(re.sub(r"\s+", "", plain_letters(header)))
+        if given and given in KNOWN_UNITS and not unit_in(plain_letters(header)):
             header = f"{header} [{given}]"  # the caption's unit, as if the header printed it
-        elif given and given not in _KNOWN_UNITS:
+        elif given and given not in KNOWN_UNITS:
             # no ratio, no vocabulary unit: the caption's words go to the notes
             worded[i] = (given, "caption")
-        elif not _unit_in(_plain(header)) and (printed := _printed_unit(_plain(header))):
+        elif not unit_in(plain_letters(header)) and (printed := unit_as_printed(plain_letters(header))):
             worded[i] = (printed, "header")  # "U [pmol]": a unit outside the vocabulary, kept in the notes
-        own = _own_header(rows[1:n_header], i)
-        if own and _NOT_QUANTITY.match(_plain(own).strip(" .:")):
+        own = own_header(rows[1:n_header], i)
+        if own and NOT_QUANTITY.match(plain_letters(own).strip(" .:")):
             continue  # "corr. coef." under a group header ("Radiogenic Isotope Ratios")
-        setting = " ".join(_plain(header).split())
-        if _CONDITION.match(setting):  # "λ = 200 (c = 0.01)", "P = 1 GPa": a condition, not the quantity
+        setting = " ".join(plain_letters(header).split())
+        if CONDITION.match(setting):  # "λ = 200 (c = 0.01)", "P = 1 GPa": a condition, not the quantity
             condition[i] = setting
             # the quantity the caption names ("β in %"), else the header as printed, with no unit
             columns[i] = (quantity[0], "other", quantity[1]) if quantity else (setting, "other", "")
             continue
-        named = _analyte_of(header, caption_units)
+        named = analyte_of(header, caption_units)
         if named is None:
-            plain = " ".join(_plain(header).split())
-            if _NOT_QUANTITY.match(plain.strip(" .:")) or len(plain) > 90 or not re.search(r"[^\W\d]", plain):
+            plain = " ".join(plain_letters(header).split())
+            if NOT_QUANTITY.match(plain.strip(" .:")) or len(plain) > 90 or not re.search(r"[^\W\d]", plain):
                 continue
             top = rows[0][i].strip()
             grouped = (
@@ -306,14 +307,14 @@ def extract_table_values(
                 and any(0 <= j < width and rows[0][j].strip() == top for j in (i - 1, i + 1))
             )
             if grouped:  # under a group header ("Compositional Parameters"): the column's own words
-                plain = " ".join(_plain(own).split())
+                plain = " ".join(plain_letters(own).split())
             named = _as_printed(plain)
         if (
             in_percent
             and named[1] == "other"
             and not named[2]
             and not given
-            and _plain(header).split()[0] not in column_units  # "except for dt, …" ("dt −71 −48")
+            and plain_letters(header).split()[0] not in column_units  # "except for dt, …" ("dt −71 −48")
         ):
             named = (named[0], "other", "%")  # "All discordance values are expressed as percentages"
             percent.add(i)
@@ -327,8 +328,12 @@ def extract_table_values(
         footnoted = _footnote_level(marks[j] if j < len(marks) else "", footnotes)
         if footnoted and not level_of.get(target):
             level_of[target] = footnoted
-    sample_at = next((j for j in labels_at if headers and _SAMPLE_HEADER.search(_plain(headers[j]))), None)
-    material_at = next((j for j in labels_at if headers and _MATERIAL_HEADER.match(_plain(headers[j]))), None)
+    sample_at = next(
+        (j for j in labels_at if headers and SAMPLE_HEADER.search(plain_letters(headers[j]))), None
+    )
+    material_at = next(
+        (j for j in labels_at if headers and MATERIAL_HEADER.match(plain_letters(headers[j]))), None
+    )
     out: list[TableValue] = []
     section = ""  # the sample a section row names for the rows under it
     above = ""  # the last sample the sample column printed
@@ -438,7 +443,7 @@ def _section_sample(text: str, body: Sequence[Sequence[str]], label: int) -> str
     if match is None:
         return ""
     ident = match.group("id")
-    if len(ident) > 16 or _names_analyte(ident):
+    if len(ident) > 16 or names_analyte(ident):
         return ""
     if any(c.isdigit() for c in ident) and any(c.isalpha() for c in ident):
         return ident
@@ -453,25 +458,20 @@ def _section_sample(text: str, body: Sequence[Sequence[str]], label: int) -> str
 
 # a row label that heads the uncertainties of the row above ("2σ", "± 2SD", "2SE (abs.)", "error"),
 # not a word of the uncertainty vocabulary alone ("Total")
-_UNCERTAINTY_ROW = re.compile(  # case kept for σ: a capital Σ sums ("ΣREE")
-    r"^(?:±|\+/-|[12]\s*(?:σ|s|SE|SD|se|sd)\b|σ|%\s*(?i:err)|(?i:err(?:or)?s?|unc(?:ertainty)?)\b)"
-)
-
-
 def _as_printed(plain: str) -> tuple[str, str, str]:
     """(analyte, kind, unit) of a quantity outside the vocabulary: the header or label as printed,
     less the unit it prints ("dt [Ma]" → "dt", "TDM (Ma)" → "TDM")."""
-    return _strip_units(plain) or plain, "other", _unit_in(plain)
+    return strip_units(plain) or plain, "other", unit_in(plain)
 
 
 def _other_quantity(label: str) -> bool:
     """A row label that names a quantity outside the analyte vocabulary ("ΣREE", "TDM (Ma)", "Total"):
     words, not a position, count or identifier, not an uncertainty row."""
-    plain = " ".join(_plain(label).split())
+    plain = " ".join(plain_letters(label).split())
     return (
         bool(re.search(r"[^\W\d]", plain))
-        and not _NOT_QUANTITY.match(plain.strip(" .:"))
-        and not _UNCERTAINTY_ROW.match(plain)
+        and not NOT_QUANTITY.match(plain.strip(" .:"))
+        and not UNCERTAINTY_ROW.match(plain)
         and _units_row([label]) is None
         and len(plain) <= 60
     )
@@ -482,7 +482,7 @@ def _units_row(row: Sequence[str]) -> dict[str, str] | None:
     (ppm)", its words possibly spread over the first cells): that unit for oxides and elements."""
     if any(_numeric(c) for c in row):
         return None
-    return _section_units(" ".join(" ".join(c.split()) for c in row if c.strip()))
+    return units_of_section(" ".join(" ".join(c.split()) for c in row if c.strip()))
 
 
 def _samples_as_columns(
@@ -503,8 +503,8 @@ def _samples_as_columns(
             kept.append(row)
     kept = kept or list(head)
     width = max(len(r) for r in [*head, *body])
-    headers = _headers(kept, width)
-    names = next((r for r in kept if _SAMPLE_HEADER.search(_plain(r[label]))), kept[0])
+    headers = column_headers(kept, width)
+    names = next((r for r in kept if SAMPLE_HEADER.search(plain_letters(r[label]))), kept[0])
     described = [r for r in kept if r is not names]
     # per column, once: its sample (and footnote mark), what the other header rows say of it, and
     # its material ("Rock type" row)
@@ -525,7 +525,7 @@ def _samples_as_columns(
             (
                 " ".join(r[i].split())
                 for r in described
-                if i < len(r) and _MATERIAL_HEADER.match(_plain(r[label]))
+                if i < len(r) and MATERIAL_HEADER.match(plain_letters(r[label]))
             ),
             "",
         )
@@ -537,15 +537,15 @@ def _samples_as_columns(
     above: dict[int, TableValue] = {}  # column -> the value of the row above in that column
     for row in body:
         text = " ".join(row[label].split())
-        named = _analyte_of(text, section_units) if text else None
+        named = analyte_of(text, section_units) if text else None
         if (
             named is None
             and _other_quantity(text)
             and any(_numeric(c) for j, c in enumerate(row) if j != label)
         ):
-            named = _as_printed(_plain(text))  # "ΣREE", "TDM (Ma)"
+            named = _as_printed(plain_letters(text))  # "ΣREE", "TDM (Ma)"
         if named is None:
-            level = _uncertainty_header(text, previous) if above and _UNCERTAINTY_ROW.match(text) else None
+            level = uncertainty_header(text, previous) if above and UNCERTAINTY_ROW.match(text) else None
             if level is not None:  # "2SD" under "87Sr/86Sr": the values' uncertainties
                 for i, held in above.items():
                     cell = _cell(row[i]) if i < len(row) else None
@@ -612,7 +612,7 @@ def _free_text_row(text: str) -> list[TableValue]:
 
 def _cell(cell: str) -> tuple[float | None, float | None, str, str] | None:
     """(value, uncertainty, qualifier, footnote marks) of a cell, or None when it holds no value."""
-    text = _LOOSE_SIGN.sub(r"\1", " ".join(_plain(cell).split()))
+    text = _LOOSE_SIGN.sub(r"\1", " ".join(plain_letters(cell).split()))
     if not text:
         return None
     if _BDL.match(text):

@@ -43,7 +43,7 @@ __all__ = [
 _MINUS = "\u2212\u2013\u2012\u2010\u2011"  # unicode minus and dashes that print a minus sign
 _NUMBER = r"[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 _RANGE_SEP = r"\s*(?:–|—|‐|-|−|to)\s*"
-_UNITS: dict[str, str] = {
+UNITS: dict[str, str] = {
     "wt.%": "wt.%",
     "wt. %": "wt.%",
     "wt%": "wt.%",
@@ -76,7 +76,7 @@ _UNITS: dict[str, str] = {
     "mol %": "mol%",
     "ε": "epsilon",
 }
-_UNIT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+_UNIT = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
 # Some publishers' PDF fonts put "±" where the text layer reads "6" ("a 609 6 8 Ma weighted mean
 # age"): read as ± only between two numbers when a unit follows the second
 _PLUS_MINUS_AS_SIX = rf"\s6\s(?={_NUMBER}\s*(?:{_UNIT})(?![A-Za-z]))"
@@ -97,15 +97,15 @@ _VALUE_GROUP = re.compile(
 )
 
 # Analytes, most specific first. Each maps its match to the canonical name.
-_SYMBOLS = """H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As
+SYMBOLS = """H He Li Be B C N O F Ne Na Mg Al Si P S Cl Ar K Ca Sc Ti V Cr Mn Fe Co Ni Cu Zn Ga Ge As
 Se Br Kr Rb Sr Y Zr Nb Mo Ru Rh Pd Ag Cd In Sn Sb Te I Xe Cs Ba La Ce Pr Nd Pm Sm Eu Gd Tb Dy Ho Er Tm Yb
 Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Th U""".split()  # noqa: SIM905 - a symbol table reads best as text
-ELEMENT_SYMBOLS = frozenset(_SYMBOLS)
+ELEMENT_SYMBOLS = frozenset(SYMBOLS)
 # two-letter symbols first: regex alternation takes the first alternative that matches ("Sr", not "S")
-_ELEMENT = "(?:" + "|".join(sorted(_SYMBOLS, key=len, reverse=True)) + ")"
+_ELEMENT = "(?:" + "|".join(sorted(SYMBOLS, key=len, reverse=True)) + ")"
 # total iron as Fe2O3 or FeO is printed "Fe2O3T", "Fe2O3(T)", "Fe2O3tot" (stored as "Fe2O3T", see
 # oxide_name); FeO* keeps its star
-_OXIDE = (
+OXIDE = (
     r"(?:SiO2|TiO2|Al2O3|Fe2O3(?:T|\(T\)|tot)?|FeO(?:T|\(T\)|tot)?|FeO\*|MnO|MgO|CaO|Na2O|K2O|P2O5|H2O|CO2|"
     r"Cr2O3|NiO|BaO|SrO|LOI)"
 )
@@ -119,7 +119,7 @@ def oxide_name(printed: str) -> str:
 
 _ISO = rf"\d{{1,3}}\s?{_ELEMENT}"
 # end-members of olivine, plagioclase, feldspar and pyroxene, in mol% ("Fo85" is 85 mol% forsterite)
-_END_MEMBER = r"(?:Fo|Fa|An|Ab|Or|En|Fs|Wo)"
+END_MEMBER = r"(?:Fo|Fa|An|Ab|Or|En|Fs|Wo)"
 _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"ln\s*[\(\[]\s*{_ISO}\s*/\s*{_ISO}\s*[\)\]]"), "ln"),
     (re.compile(rf"{_ISO}\s*/\s*{_ISO}"), "ratio"),
@@ -127,16 +127,16 @@ _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"Eu\s*/\s*Eu\s*\*"), "Eu/Eu*"),
     (re.compile(r"Fe\s*(?:\+3|3\+)\s*/\s*ΣFe"), "Fe3+/ΣFe"),
     (re.compile(r"Fe\s*(?:\+2|2\+)\s*/\s*ΣFe"), "Fe2+/ΣFe"),
-    (re.compile(rf"(?:{_OXIDE}|{_ELEMENT})\s*/\s*(?:{_OXIDE}|{_ELEMENT})(?![a-z])"), "ratio"),
+    (re.compile(rf"(?:{OXIDE}|{_ELEMENT})\s*/\s*(?:{OXIDE}|{_ELEMENT})(?![a-z])"), "ratio"),
     (re.compile(r"[εԑϵ]\s*(?:Nd|Hf|Sr|Os)(?:\s*\(\s*[tTi0]\s*\))?"), "epsilon"),
     # δD is deuterium; a capital ΔD is a difference in declination or density, no isotope
     (re.compile(rf"[δΔ]\s*\d{{1,3}}\s?{_ELEMENT}|δ\s*D(?![a-z])"), "delta"),
-    (re.compile(rf"(?<![A-Za-z0-9]){_OXIDE}(?![A-Za-z0-9])"), "oxide"),
+    (re.compile(rf"(?<![A-Za-z0-9]){OXIDE}(?![A-Za-z0-9])"), "oxide"),
     (re.compile(r"\bMSWDs?\b"), "MSWD"),
     (re.compile(r"\b(?:Mg|Fo)\s?#"), "number"),
     # a mineral's end-member content: "Fo85–91", "An content of 45–70 mol%", "Fo = 88" (a capitalised
     # "An" or "Or" in prose is followed by none of these)
-    (re.compile(rf"\b{_END_MEMBER}(?=\d|\s*(?:contents?\b|=))"), "end-member"),
+    (re.compile(rf"\b{END_MEMBER}(?=\d|\s*(?:contents?\b|=))"), "end-member"),
     (re.compile(r"(?:\bT\s?ex\b|[Ee]xcess (?:potential )?temperatures?)"), "Tex"),
     (re.compile(r"(?:\bT\s?[pP]\b|[Pp]otential temperatures?)"), "Tp"),
     (
@@ -158,7 +158,7 @@ _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
         "element",
     ),
 ]
-_UNIT_FOR_KIND = {"ratio": "ratio", "normalized": "ratio", "Eu/Eu*": "ratio", "Fe3+/ΣFe": "ratio",
+UNIT_FOR_KIND = {"ratio": "ratio", "normalized": "ratio", "Eu/Eu*": "ratio", "Fe3+/ΣFe": "ratio",
                   "Fe2+/ΣFe": "ratio",
                   "ln": "ratio", "epsilon": "epsilon", "delta": "‰", "end-member": "mol%"}  # fmt: skip
 # a number that labels: "Figure 3", "Scenarios 1 and 2", "Experiment 4, 5 or 6", "Appendix 2"
@@ -252,7 +252,7 @@ def parse_number(text: str) -> float:
 
 
 @dataclass
-class _Analyte:
+class AnalyteMention:
     name: str
     kind: str
     start: int
@@ -275,9 +275,9 @@ def _canonical(match: re.Match[str], kind: str) -> str:
     return oxide_name(text) if kind == "oxide" else text
 
 
-def _analytes(text: str) -> list[_Analyte]:
+def analyte_mentions(text: str) -> list[AnalyteMention]:
     """Analyte mentions, left to right, without overlaps (the first pattern wins a contested span)."""
-    found: list[_Analyte] = []
+    found: list[AnalyteMention] = []
     taken: list[tuple[int, int]] = []
     for pattern, kind in _ANALYTE_PATTERNS:
         for match in pattern.finditer(text):
@@ -285,12 +285,12 @@ def _analytes(text: str) -> list[_Analyte]:
             if any(start < e and s < end for s, e in taken):
                 continue
             taken.append((start, end))
-            found.append(_Analyte(_canonical(match, kind), kind, start, end))
+            found.append(AnalyteMention(_canonical(match, kind), kind, start, end))
     return sorted(found, key=lambda a: a.start)
 
 
 def _unit_of(match: re.Match[str]) -> str:
-    return _UNITS.get(match.group("unit") or match.group("lo_unit") or "", "")
+    return UNITS.get(match.group("unit") or match.group("lo_unit") or "", "")
 
 
 def _inside(spans: list[tuple[int, int]], start: int, end: int) -> bool:
@@ -324,7 +324,7 @@ def _assigned_to_other_symbol(text: str, match: re.Match[str], taken: list[tuple
     return not any(s <= head_start + symbol.start(1) < e for s, e in taken)
 
 
-def _value_groups(text: str, analytes: list[_Analyte]) -> Iterator[re.Match[str]]:
+def _value_groups(text: str, analytes: list[AnalyteMention]) -> Iterator[re.Match[str]]:
     taken = [(a.start, a.end) for a in analytes]
     skip = _citation_spans(text)
     position = 0
@@ -388,10 +388,10 @@ _LIST_JOIN = re.compile(r"^\s*(?:,|and|or|,\s*and|,\s*or)\s*$")
 
 
 # "Fo85": an end-member's content printed against its symbol
-_GLUED_END_MEMBER = re.compile(rf"(?<![A-Za-z]){_END_MEMBER}$")
+_GLUED_END_MEMBER = re.compile(rf"(?<![A-Za-z]){END_MEMBER}$")
 
 
-def _plain(text: str) -> str:
+def plain_letters(text: str) -> str:
     """Mathematical letters (𝑇𝑝, 𝑃) as plain ones, character by character so offsets stay valid; a
     variation selector (U+FE00–FE0F, "√︁2" as LaTeX's fonts write it) as a space, so "√" still
     reads as the operator before its number."""
@@ -407,8 +407,8 @@ def _plain(text: str) -> str:
 
 def extract_text_values(text: str) -> list[TextValue]:
     """Every reported value in ``text`` (a sentence or paragraph) that an analyte claims."""
-    text = _plain(text)
-    analytes = _analytes(text)
+    text = plain_letters(text)
+    analytes = analyte_mentions(text)
     groups = list(_value_groups(text, analytes))
     # "ca. 503 and 478 Ma": a unit printed once after a list applies to the whole list
     units = [_unit_of(g) for g in groups]
@@ -418,8 +418,8 @@ def extract_text_values(text: str) -> list[TextValue]:
     unit_of = {id(g): u for g, u in zip(groups, units, strict=True)}
     respectively = "respectively" in text
     out: list[TextValue] = []
-    queue: list[_Analyte] = []  # analytes listed since the last value group
-    last: _Analyte | None = None
+    queue: list[AnalyteMention] = []  # analytes listed since the last value group
+    last: AnalyteMention | None = None
     used = 0  # value groups already given to the queued analytes
     events = sorted(
         [(a.start, "a", a) for a in analytes] + [(g.start(), "v", g) for g in groups], key=lambda e: e[0]
@@ -427,7 +427,7 @@ def extract_text_values(text: str) -> list[TextValue]:
     previous_end = 0
     for start, what, item in events:
         if what == "a":
-            assert isinstance(item, _Analyte)
+            assert isinstance(item, AnalyteMention)
             if used or _CLAUSE_BREAK.search(text[previous_end:start]):  # a new list starts
                 queue, used = [], 0
             queue.append(item)
@@ -465,12 +465,12 @@ _EPSILON_TIME = re.compile(r"\(\s*([tTi0])\s*\)$")
 def time_note(text: str) -> str:
     """The note for the isotope ratio or epsilon ``text`` names (a table header, "(87Sr/86Sr)i",
     "εNd(t)", "εNd(0)"): whether it is an initial or a present-day one, "" if it does not say."""
-    plain = _plain(text)
-    found = next((a for a in _analytes(plain) if a.kind in {"ratio", "epsilon"}), None)
+    plain = plain_letters(text)
+    found = next((a for a in analyte_mentions(plain) if a.kind in {"ratio", "epsilon"}), None)
     return _time_note(plain, found) if found is not None else ""
 
 
-def _time_note(text: str, analyte: _Analyte) -> str:
+def _time_note(text: str, analyte: AnalyteMention) -> str:
     """Why the ratio or epsilon at ``analyte``'s span in ``text`` is no measured present-day value:
     an initial ratio, an epsilon at the rock's age (t) or today's (0). A geochemist compares εNd(t)
     with εNd(t), never with εNd(0): the name alone (εNd) would lose that."""
@@ -488,24 +488,26 @@ def _time_note(text: str, analyte: _Analyte) -> str:
     return INITIAL_EPSILON if marked else ""
 
 
-def _owner_for_unit(owner: _Analyte | None, unit: str, analytes: list[_Analyte], at: int) -> _Analyte | None:
+def _owner_for_unit(
+    owner: AnalyteMention | None, unit: str, analytes: list[AnalyteMention], at: int
+) -> AnalyteMention | None:
     """The analyte a value's unit allows: Ma/ka/Ga are ages, °C temperatures, GPa pressures; a
     concentration unit needs an element or oxide; a value without a unit needs an analyte that has none
     (a ratio, ε, δ, MSWD, Mg#). None drops the value."""
     before = [a for a in analytes if a.end <= at]
     if unit in _AGE_UNITS:
-        return owner if owner is not None and owner.kind == "age" else _Analyte("age", "age", at, at)
+        return owner if owner is not None and owner.kind == "age" else AnalyteMention("age", "age", at, at)
     if unit in _TEMPERATURE_UNITS:
         if owner is not None and owner.kind in {"T", "Tp", "Tex"}:
             return owner
         recent = next((a for a in reversed(before) if a.kind in {"T", "Tp", "Tex"}), None)
-        return recent or _Analyte("T", "T", at, at)
+        return recent or AnalyteMention("T", "T", at, at)
     if unit == "epsilon":
         if owner is not None and owner.kind == "epsilon":
             return owner
         return next((a for a in reversed(before) if a.kind == "epsilon"), None)
     if unit in _PRESSURE_UNITS:
-        return owner if owner is not None and owner.kind == "P" else _Analyte("P", "P", at, at)
+        return owner if owner is not None and owner.kind == "P" else AnalyteMention("P", "P", at, at)
     if owner is None:
         return None
     if unit in _CONCENTRATION_UNITS:
@@ -519,18 +521,18 @@ def _owner_for_unit(owner: _Analyte | None, unit: str, analytes: list[_Analyte],
     return owner
 
 
-def _row(analyte: _Analyte, match: re.Match[str], unit: str) -> TextValue:
+def _row(analyte: AnalyteMention, match: re.Match[str], unit: str) -> TextValue:
     lo = parse_number(match.group("lo"))
     hi = parse_number(match.group("hi")) if match.group("hi") else None
     notes: list[str] = []
     if not unit and analyte.kind == "end-member" and lo is not None and lo <= 1 and (hi is None or hi <= 1):
         notes.append("fraction (0–1), not mol%")  # "Fo=0.95"
     elif not unit:
-        unit = _UNIT_FOR_KIND.get(analyte.kind, "")
+        unit = UNIT_FOR_KIND.get(analyte.kind, "")
     qualifier = {"∼": "~", "≈": "~", "ca.": "~", "c.": "~", "about": "~", "approximately": "~",
                  "≤": "<", "≲": "<", "up to": "<", "as high as": "<", "≥": ">", "≳": ">",
                  "as low as": ">"}.get(match.group("qual") or "", match.group("qual") or "")  # fmt: skip
-    lo_unit = _UNITS.get(match.group("lo_unit") or "", "")
+    lo_unit = UNITS.get(match.group("lo_unit") or "", "")
     if hi is not None and lo_unit and lo_unit != unit:
         # "from 800 Ma to 1.5 Ga": each end in its own unit; both ends in the range's (last) unit
         if lo_unit in _AGE_FACTORS and unit in _AGE_FACTORS:
