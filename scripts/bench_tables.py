@@ -29,6 +29,10 @@ Readers:
 * ``words``: :mod:`geo_assets.ingest.pdf.word_tables` (words → region → columns by x coverage);
 * ``ingest``: what ``geo-rag ingest`` keeps (the embedded parser: the word reader's captioned
   tables, the finder's where the word reader finds none; uncaptioned blocks are not kept);
+* ``stored``: the rows ``geo-rag ingest`` stores from the same tables (``paper_measurements`` after
+  page recovery: a continued page's header lent, repeated cells dropped, and a row's sample also from
+  the sample names the paper prints elsewhere or the one its caption names). ``sample`` is only
+  meaningful here: the other readers' cells carry a sample only when a column is headed "Sample";
 * ``camelot-stream``: camelot's stream mode on the same regions (only with ``--camelot-python``,
   a Python with camelot-py installed; run in a subprocess, the project does not depend on it).
 
@@ -126,6 +130,41 @@ def read_ingest(pdf: Path, pages: set[int]) -> list[Grid]:
     return [(c.page, c.label, c.rows, c.text) for c in paper.captions if c.kind == "table" and c.rows]
 
 
+def read_stored(pdf: Path, pages: set[int]) -> list[tuple[int, Any]]:
+    """The table rows ``geo-rag ingest`` stores: the embedded parser with page recovery, then
+    ``paper_measurements`` (a continued page's header lent, repeated cells dropped, and the sample a
+    row label or the caption names from the paper's own sample names — what ``extract_table_values``
+    alone, as the other readers are scored, does not give)."""
+    from geo_assets.ingest.cleaned_paper import clean_paper
+    from geo_assets.ingest.coverage import text_layer_pages
+    from geo_assets.ingest.pdf import pdf_to_tei
+    from geo_assets.ingest.recovery import recover_lost_text
+    from geo_assets.ingest.tei import tei_to_paper
+    from geo_assets.measurements.extract import paper_measurements
+
+    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="b", source_file=pdf.name, sha256="0" * 64)
+    paper, _ = recover_lost_text(paper, text_layer_pages(pdf))
+    rows = paper_measurements(clean_paper(paper), [], paper.captions)
+    return [(r.page, r) for r in rows if r.source_type == "table" and r.page in pages]
+
+
+def _grid_values(
+    reader: Callable[[Path, set[int]], list[Grid]],
+) -> Callable[[Path, set[int]], list[tuple[int, Any]]]:
+    """A grid reader's values: the same cell reader for every reader's grids."""
+    from geo_assets.measurements.table_values import extract_table_values
+
+    def values(pdf: Path, pages: set[int]) -> list[tuple[int, Any]]:
+        return [
+            (page, v)
+            for page, _label, rows, caption in reader(pdf, pages)
+            if page in pages
+            for v in extract_table_values(rows, caption)
+        ]
+
+    return values
+
+
 def read_words(pdf: Path, pages: set[int]) -> list[Grid]:
     import pdfplumber
 
@@ -205,26 +244,20 @@ def camelot_reader(python: str) -> Callable[[Path, set[int]], list[Grid]]:
 
 
 def score(
-    reader: Callable[[Path, set[int]], list[Grid]], gold: dict[str, list[dict[str, str]]], pdfs: Path
+    reader: Callable[[Path, set[int]], list[tuple[int, Any]]],
+    gold: dict[str, list[dict[str, str]]],
+    pdfs: Path,
 ) -> tuple[dict[str, dict[str, int]], float, list[str]]:
-    from geo_assets.measurements.table_values import extract_table_values
-
     per: dict[str, dict[str, int]] = {}
     errors: list[str] = []
     start = time.perf_counter()
     for source, expected in sorted(gold.items()):
         pages = {int(g["page"]) for g in expected}
         try:
-            grids = reader(pdfs / source, pages)
+            values = reader(pdfs / source, pages)
         except Exception as exc:  # a paper the reader cannot read scores 0 (ingest: no text at all)
             errors.append(f"FAILED {source[:24]}: {type(exc).__name__}: {str(exc)[:120]}")
-            grids = []
-        values = [
-            (page, v)
-            for page, _label, rows, caption in grids
-            if page in pages
-            for v in extract_table_values(rows, caption)
-        ]
+            values = []
         counts = dict.fromkeys(
             ("gold", "cell", "full", "in_block", "right_in_block", "sample", "with_sample"), 0
         )
@@ -333,9 +366,11 @@ def main(argv: list[str]) -> int:
         "words": read_words,
         "ingest": read_ingest,
     }
-    chosen = {name: readers[name] for name in args.readers.split(",")}
+    chosen = {name: _grid_values(readers[name]) for name in args.readers.split(",") if name in readers}
+    if "stored" in args.readers.split(","):
+        chosen["stored"] = read_stored
     if args.camelot_python:
-        chosen["camelot-stream"] = camelot_reader(args.camelot_python)
+        chosen["camelot-stream"] = _grid_values(camelot_reader(args.camelot_python))
     with tempfile.TemporaryDirectory() as turned:
         pdfs = Path(args.pdfs)
         if args.turn:
