@@ -60,6 +60,9 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     deps=[raw_pdf],
     group_name="ingest",
     kinds={"pdf", "xml"},
+    # 13: a publisher's cover notice is no front matter, a journal banner no title, a bold title barely
+    # larger than the text is the title, authors' address blocks are no abstract (parser 0.2.10);
+    # 12: rows with descriptions, bylines of new layouts (parser 0.2.9);
     # 11: a glyph whose type size differs in the last digits stays in its word ("−0.55", not "−0 . 55");
     # one number past the middle under a short caption makes the table as wide as the page;
     # 10: a bold "Table 1" alone on its line keeps the title below it; a caption stops a line above
@@ -67,7 +70,7 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     # open its body; 8: "Table DR1" captions, sample section rows, group headers set at their columns' left;
     # 7: tables carried onto the next page, bare tables' header lines; 6: tables without a caption,
     # group headers; 5: wide tables under a short caption
-    code_version="tei-12",
+    code_version="tei-13",
     pool="grobid",
     output_required=False,
     check_specs=[dg.AssetCheckSpec("tei_non_empty", asset="tei_xml")],

@@ -469,3 +469,79 @@ def test_a_small_caps_byline_and_a_copyright_year_whose_glyph_is_lost(tmp_path: 
             writer.write(out)
         paper = _parsed(tmp_path / "titled.pdf")
         assert paper.title == expected
+
+
+def test_a_chapter_s_title_barely_larger_than_its_text_and_its_address_blocks(tmp_path: Path) -> None:
+    """A book chapter's manuscript (Springer's LaTeX template): the title is bold at 12 pt over
+    10.95 pt text, each author's name is printed again above an address block with an e-mail, and the
+    abstract, 10 pt under its own head, is on page 2. Before, the paper had no title and no authors,
+    the address blocks were its abstract and the real abstract was lost."""
+    from tests.assets.paper_builders import pages_pdf, text_lines
+
+    text = ["One century after the discovery of the fossil, its age remains unknown because the cave",
+            "deposits lack the volcanic marker beds that date the eastern African sites so well, and",
+            "the carbonates that could be dated need a correction for initial disequilibrium."]  # fmt: skip
+    page1 = [
+        (73.0, 12.0, [(72.0, "**Geochronology of Cave Deposits and Their Fossils")]),
+        (119.0, 10.95, [(72.0, "Jane Q. Public and Rafael Guerra Roel")]),
+        (198.0, 10.95, [(72.0, "Jane Q. Public")]),
+        (215.0, 10.95, [(72.0, "University College London, Gower Street")]),
+        (231.0, 10.95, [(72.0, "London WC1E 6BT")]),
+        (248.0, 10.95, [(72.0, "j.public@example.ac.uk")]),
+        (270.0, 10.95, [(72.0, "Rafael Guerra Roel")]),
+        (287.0, 10.95, [(72.0, "Birkbeck, University of London, Malet Street")]),
+        (303.0, 10.95, [(72.0, "London WC1E 7HX")]),
+        (320.0, 10.95, [(72.0, "r.guerra@example.ac.uk")]),
+        (543.0, 10.95, [(72.0, "**Keywords")]),
+        (565.0, 10.95, [(72.0, "geochronology, stratigraphy, isotopes, U-Pb, disequilibrium")]),
+    ]
+    page2 = [
+        (75.0, 10.0, [(72.0, "**Abstract")]),
+        *text_lines(91.0, 14.0, 10.0, text),
+        (160.0, 14.3, [(72.0, "**1 Introduction")]),
+        *text_lines(190.0, 15.0, 10.95, text[::-1] * 3),
+    ]
+    paper = _parsed(pages_pdf(tmp_path / "chapter.pdf", [page1, page2]))
+    assert paper.title == "Geochronology of Cave Deposits and Their Fossils"
+    assert [a.name for a in paper.authors] == ["Jane Q. Public", "Rafael Guerra Roel"]
+    assert paper.abstract.startswith("One century after the discovery"), paper.abstract
+    assert "@" not in paper.abstract
+
+
+def test_a_publisher_s_cover_notice_and_journal_banner_are_not_the_paper_s_front_matter(
+    tmp_path: Path,
+) -> None:
+    """Elsevier's author copy opens with a notice page ("This article appeared in a journal published
+    by Elsevier. The attached copy is furnished to the author …"), and the paper's page sets the
+    journal's name in its banner larger than the title. Before, such a paper had no title, no authors
+    and no year (front matter was read from the notice), and with the notice skipped the banner was
+    the title."""
+    from tests.assets.paper_builders import pages_pdf, text_lines
+
+    notice = [
+        "This article appeared in a journal published by Elsevier. The attached",
+        "copy is furnished to the author for internal non-commercial research",
+        "and education use, including for instruction at the authors institution",
+        "and sharing with colleagues. Other uses are prohibited.",
+    ]
+    text = ["Strain determination using populations of deformed objects is a useful technique for the",
+            "processes of deformation of the crust, and we measured it in 84 rock samples of two belts",
+            "with different proportions of matrix, so that the methods can be compared with each other."]  # fmt: skip
+    cover = text_lines(517.0, 14.0, 10.9, [f"**{line}" for line in notice])
+    first = [
+        (72.0, 6.4, [(218.0, "Journal of Testing Geology 31 (2009) 1586-1596")]),
+        (97.0, 8.0, [(217.0, "Contents lists available at ScienceDirect")]),
+        (125.0, 14.0, [(190.0, "Journal of Testing Geology")]),
+        (153.0, 8.0, [(181.0, "journal homepage: www.elsevier.com/locate/jtg")]),
+        (202.0, 13.5, [(33.0, "Factors affecting finite strain estimation in clastic rocks")]),
+        (225.0, 10.6, [(33.0, "Daniel Pastor-Galan, Patrick A. Meere")]),
+        (245.0, 6.4, [(33.0, "a Departamento de Geologia, Universidad de Salamanca, Spain")]),
+        (300.0, 7.2, [(33.0, "Accepted 9 August 2009")]),
+        (330.0, 8.0, [(33.0, "**1. Introduction")]),
+        *text_lines(346.0, 10.0, 8.0, text * 4, x=33.0),
+    ]
+    paper = _parsed(pages_pdf(tmp_path / "copy.pdf", [cover, first]))
+    assert paper.title == "Factors affecting finite strain estimation in clastic rocks"
+    assert [a.name for a in paper.authors] == ["Daniel Pastor-Galan", "Patrick A. Meere"]
+    assert paper.year == "2009"
+    assert not any("furnished" in p for s in paper.sections for p in s.paragraphs)

@@ -137,7 +137,12 @@ def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
             )
     doc.tables = _best_grids(doc.tables)
     meta = pdf.metadata or {}
-    read_front_matter(doc, pages[0], all_lines, body_size, meta)
+    first = pages[0]
+    if len(pages) > 1 and _is_cover(pages[0]):  # the paper's own first page is the second
+        for line in pages[0]:
+            line.kind = "drop"
+        first = pages[1]
+    read_front_matter(doc, first, all_lines, body_size, meta)
 
     kept = [ln for ln in all_lines if ln.kind not in ("drop", "title")]
     set_references(kept, body_size)
@@ -152,6 +157,20 @@ def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
     _continued_captions(doc)
     _bare_captions(doc)
     return doc
+
+
+# a publisher's or repository's notice set as page 1 before the paper itself, with no title of its own
+# (Elsevier's "author copy" page on personal sites)
+_COVER_NOTICE = re.compile(
+    r"The attached copy is furnished to the author|This article appeared in a journal published by",
+    re.IGNORECASE,
+)
+
+
+def _is_cover(lines: list[Line]) -> bool:
+    """Whether page 1 is a cover notice: it prints one of the known notices and little else."""
+    text = " ".join(ln.text for ln in lines)
+    return bool(_COVER_NOTICE.search(text)) and len(text.split()) < 400
 
 
 def _before_references(lines: list[Line]) -> list[Line]:

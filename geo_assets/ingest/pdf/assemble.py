@@ -29,6 +29,7 @@ from geo_assets.ingest.pdf.layout import Line, clean_text, coords
 from geo_assets.ingest.pdf.references import parse_reference, split_references
 
 _ABSTRACT_RUNIN = re.compile(r"^(?:abstract|summary)\s*[.:—–]\s*", re.IGNORECASE)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 
 
 def assemble(
@@ -119,7 +120,9 @@ def assemble(
             if lead:
                 state, text = "abstract", text[lead.end() :]
             else:
-                if abs(size - body_size) <= 1.5 and first.page == 1:
+                # the authors' addresses set as one long paragraph (a Springer chapter's page 1)
+                # are no abstract: an address block gives its e-mail addresses
+                if abs(size - body_size) <= 1.5 and first.page == 1 and not _EMAIL.search(text):
                     front_paragraphs.append((text, box))
                 continue
         letters = sum(c.isalpha() for c in text)

@@ -39,6 +39,7 @@ _NOT_NAME_WORDS = {
     "supplement", "supplementary", "material", "materials", "information", "data", "table", "figure", "volume",
     "tuff", "basalt", "granite", "formation", "group", "suite", "complex", "volcano", "island", "islands",
 }  # fmt: skip
+_BANNER = re.compile(r"journal homepage\s*:|contents lists available at", re.IGNORECASE)
 _BYLINE_LEAD = re.compile(r"^\s*by\s+", re.IGNORECASE)  # USGS reports: "By Michael A. Clynne, …"
 
 
@@ -87,7 +88,15 @@ def _find_title(first_page: list[Line], body_size: float, meta_title: str | None
                 groups[-1].append(line)
                 continue
         groups.append([line])
-    groups = [g for g in groups if len(g) <= 6]
+    # a journal's name in its banner, between "Contents lists available at ScienceDirect" and
+    # "journal homepage: …" (Elsevier), is set larger than the article's title
+    banner = {
+        id(first_page[i + 1]) if "contents" in found.group(0).lower() else id(first_page[i - 1])
+        for i, ln in enumerate(first_page)
+        for found in [_BANNER.search(ln.text)]
+        if found and 0 < i < len(first_page) - 1
+    }
+    groups = [g for g in groups if len(g) <= 6 and not any(id(ln) in banner for ln in g)]
     if meta_title and len(meta_title.split()) >= 3:
         wanted = _squash(meta_title)
         scored = [(fuzz.ratio(wanted, _squash(" ".join(ln.text for ln in g))), g) for g in groups]
@@ -98,6 +107,21 @@ def _find_title(first_page: list[Line], body_size: float, meta_title: str | None
         g for g in groups if sum(len(ln.text.split()) for ln in g) >= 3 and g[0].size >= body_size + 1.5
     ]
     if not candidates:
+        # a title set bold at barely more than the body size (LaTeX book and chapter templates: 12 pt
+        # bold over 10.95 pt text): page 1's first group, when it is bold, larger than the body and
+        # several words that are no numbered section heading — unless the PDF's metadata names the
+        # work (a report's cover prints "Version number: 1.0" there)
+        usable_meta = bool(meta_title and _usable_meta_title(meta_title))
+        opening = groups[0] if groups and not usable_meta else []
+        words = " ".join(ln.text for ln in opening).split()
+        if (
+            opening
+            and opening[0].bold >= 0.5
+            and opening[0].size >= body_size + 0.8
+            and len(words) >= 3
+            and not re.match(r"\d", words[0])
+        ):
+            return opening
         return []
     top_size = max(g[0].size for g in candidates)
     return next(g for g in candidates if g[0].size >= top_size - 0.3)
@@ -192,7 +216,7 @@ def _authors_after_title(first_page: list[Line], title_lines: list[Line], body_s
                 line.kind = "drop"
         elif names:
             break
-    return names[:60]
+    return list(dict.fromkeys(names))[:60]  # a name printed again above its address is one author
 
 
 def _title_case(name: str) -> str:
