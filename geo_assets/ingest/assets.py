@@ -61,7 +61,8 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     group_name="ingest",
     kinds={"pdf", "xml"},
     # 13: a publisher's cover notice is no front matter, a journal banner no title, a bold title barely
-    # larger than the text is the title, authors' address blocks are no abstract (parser 0.2.10);
+    # larger than the text is the title, authors' address blocks are no abstract, a side of the page
+    # with a gutter of its own is read as two columns (three-column pages) (parser 0.2.10);
     # 12: rows with descriptions, bylines of new layouts (parser 0.2.9);
     # 11: a glyph whose type size differs in the last digits stays in its word ("−0.55", not "−0 . 55");
     # one number past the middle under a short caption makes the table as wide as the page;

@@ -545,3 +545,33 @@ def test_a_publisher_s_cover_notice_and_journal_banner_are_not_the_paper_s_front
     assert [a.name for a in paper.authors] == ["Daniel Pastor-Galan", "Patrick A. Meere"]
     assert paper.year == "2009"
     assert not any("furnished" in p for s in paper.sections for p in s.paragraphs)
+
+
+def test_a_three_column_page_is_read_column_by_column(tmp_path: Path) -> None:
+    """GSA Bulletin and Geology set three columns. Before, one gutter was found and the two columns on
+    its other side were read line by line across each other ("… dating (DeGraaff-Surpless et less than
+    ~60 °C, apatite fission tracks are al., 2002)"), in the text, the chunks and the measurement rows."""
+    from tests.assets.paper_builders import pages_pdf, text_lines
+
+    columns = [
+        ["Apatite fission tracks anneal at low", "temperature, and the partial annealing",
+         "zone lies between sixty and one hundred", "and ten degrees in most sedimentary",
+         "basins of the world we have studied."],
+        ["Zircon crystals from the sandstones", "record older cooling ages than their",
+         "apatite, because the closure of zircon", "to fission tracks is reached at two",
+         "hundred and forty degrees or more."],
+        ["The burial of the sequence reached", "three kilometres during the Miocene,",
+         "which heated the rocks enough to reset", "the apatite ages of the deeper samples",
+         "but left the zircon ages untouched."],
+    ]  # fmt: skip
+    page = [
+        (60.0, 16.0, [(24.0, "Fission Tracks in a Three-Column Layout")]),
+        (100.0, 9.0, [(24.0, "**INTRODUCTION")]),
+    ]
+    for x, lines in zip((24.0, 204.0, 384.0), columns, strict=True):
+        for top in (120.0, 320.0, 520.0):  # three paragraphs a column, so the page has text enough
+            page += text_lines(top, 11.0, 9.0, lines, x=x)
+    paper = _parsed(pages_pdf(tmp_path / "three.pdf", [page]))
+    text = " ".join(p for s in paper.sections for p in s.paragraphs)
+    for lines in columns:
+        assert " ".join(lines) in text, text[:600]

@@ -9,6 +9,10 @@ geometric comparison (paragraph edges, gaps, indents) relies on.
 from geo_assets.ingest.pdf.layout import Line
 from geo_assets.ingest.pdf.lines import make_line
 
+_PAGE_SHARE = 0.15  # side-by-side text that makes a page two columns
+_SIDE_SHARE = 0.5  # … and a side of it two more (most of its text)
+_LINE_CHARS = 15  # characters a line of a text column averages at least (cells and labels: fewer)
+
 
 def order_page(lines: list[Line], width: float, height: float) -> list[Line]:
     """Find a column gutter (if any) and return the page's lines in reading order.
@@ -16,14 +20,29 @@ def order_page(lines: list[Line], width: float, height: float) -> list[Line]:
     The gutter is the x position with the most text standing side by side across it (left and
     right lines at the same height) and the least text crossing it; a page where side-by-side
     text is under 15 % of the characters (or 300) is read top to bottom. Lines crossing the gutter (title,
-    wide captions) split the page into bands, each read left column first.
+    wide captions) split the page into bands, each read left column first. Each side is searched for
+    a gutter of its own (three-column pages, GSA Bulletin's), where side-by-side text is most of the
+    side's characters, so that a table or a figure's labels inside one column make no third column.
     """
     if not lines:
         return []
+    return _order(lines, 0.0, width, height, share=_PAGE_SHARE, cols=(0, 1))
+
+
+def _order(
+    lines: list[Line], low: float, high: float, height: float, *, share: float, cols: tuple[int, int] | None
+) -> list[Line]:
+    """Lines between ``low`` and ``high`` in reading order, split at their gutter if they have one;
+    ``cols``: the numbers the two sides' lines get (a side of a side is not split again: None)."""
+    if cols is None:
+        return sorted(lines, key=lambda ln: (ln.top, ln.x0))
     chars = {id(ln): len(ln.text) for ln in lines}
     total = sum(chars.values())
     rows = int(height) + 2
-    candidates = sorted({2 * round(ln.x1 / 2) + 2 for ln in lines if 0.15 * width < ln.x1 < 0.85 * width})
+    span = high - low
+    candidates = sorted(
+        {2 * round(ln.x1 / 2) + 2 for ln in lines if low + 0.15 * span < ln.x1 < low + 0.85 * span}
+    )
     best: tuple[float, float] | None = None  # (score, x)
     for x in candidates:
         # side-by-side evidence from lines of some length (not page numbers or axis ticks)
@@ -48,8 +67,15 @@ def order_page(lines: list[Line], width: float, height: float) -> list[Line]:
             if ln.x0 < x < ln.x1 and band_top <= (ln.top + ln.bottom) / 2 <= band_bottom
         )
         score = min(sides) - crossing  # balanced columns, few lines across them
-        if sum(sides) >= max(0.15 * total, 300) and (best is None or score > best[0]):
+        if sum(sides) >= max(share * total, 300) and (best is None or score > best[0]):
             best = (score, float(x))
+    if best is not None and share > _PAGE_SHARE:
+        # a side's own gutter parts columns of text, not a table's cells or a figure's labels
+        gutter = best[1]
+        for side in ([ln for ln in lines if ln.x1 <= gutter], [ln for ln in lines if ln.x0 >= gutter]):
+            if not side or sum(chars[id(ln)] for ln in side) < _LINE_CHARS * len(side):
+                best = None
+                break
     lines = sorted(lines, key=lambda ln: (ln.top, ln.x0))
     if best is None:
         return lines
@@ -58,19 +84,31 @@ def order_page(lines: list[Line], width: float, height: float) -> list[Line]:
     ordered: list[Line] = []
     left_run: list[Line] = []
     right_run: list[Line] = []
+    right_edge = max(ln.x1 for ln in lines)
+
+    def flush() -> None:
+        for run, col, edges in (
+            (left_run, cols[0], (low, gutter)),
+            (right_run, cols[1], (gutter, right_edge)),
+        ):
+            # a side split again gives its right part a column number of its own
+            ordered.extend(
+                _order(run, *edges, height, share=_SIDE_SHARE, cols=(col, col + 2) if col < 2 else None)
+            )
+
     for line in lines:
         if line.x1 <= gutter:
-            line.col = 0
+            line.col = cols[0]
             left_run.append(line)
         elif line.x0 >= gutter:
-            line.col = 1
+            line.col = cols[1]
             right_run.append(line)
         else:
-            ordered.extend(left_run + right_run)
+            flush()
             left_run, right_run = [], []
             line.spanning = True
             ordered.append(line)
-    ordered.extend(left_run + right_run)
+    flush()
     return ordered
 
 
