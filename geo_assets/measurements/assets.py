@@ -15,6 +15,8 @@ from geo_rag_runtime.vocab import vocabulary_version
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
+    # 20: a concentration printed before its element or oxide is that analyte's ("4 wt% H2O",
+    # "200 ppm Sr"); 19: εNd(t) and εNd(0) notes, rows with descriptions, repeated row labels;
     # 18: a quantity named by its header drops the unit the header prints ("dt [Ma]" → "dt"); a
     # bracketed unit outside the vocabulary ("U [pmol]") goes to the notes; a capital ΔD is no δD;
     # "Scenarios 1 and 2", "an uncertainty of 1 Ma", "10 °C min-1", "[5]", "df > 3" are no values;
@@ -33,7 +35,7 @@ from geo_rag_runtime.vocab import vocabulary_version
     # 14: a sparse top header line heads its own column only; a wrapped header's "error)" is no
     # uncertainty column; a continued page takes its first page's caption unit and is cited at its
     # own block; 13: a name before its bracketed value is its sample; ratio columns in Ma are ages
-    code_version=f"measurements-19+vocab.{vocabulary_version()}",
+    code_version=f"measurements-20+vocab.{vocabulary_version()}",
     pool="docstore",
     check_specs=[dg.AssetCheckSpec("rows_with_sample", asset="measurements")],
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "

@@ -157,6 +157,8 @@ _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
         re.compile(rf"(?<![A-Za-z0-9/]){_ELEMENT}(?=\s*(?:=|of|contents?|concentrations?)\s*[~∼<>≈]?\s*\d)"),
         "element",
     ),
+    # the element a concentration printed before it is of: "200 ppm Sr", "0.5 wt% Cl"
+    (re.compile(rf"(?:(?<=ppm\s)|(?<=ppb\s)|(?<=%\s)){_ELEMENT}(?![A-Za-z0-9])"), "element"),
 ]
 UNIT_FOR_KIND = {"ratio": "ratio", "normalized": "ratio", "Eu/Eu*": "ratio", "Fe3+/ΣFe": "ratio",
                   "Fe2+/ΣFe": "ratio",
@@ -354,6 +356,13 @@ def _value_groups(text: str, analytes: list[AnalyteMention]) -> Iterator[re.Matc
         if re.match(r"-[A-Za-z]", text[match.end() : match.end() + 2]):  # "400-My duration", "3-fold"
             continue
         if (
+            match.group("lo_unit")
+            and match.group("hi") == "1"
+            and not match.group("unit")
+            and re.fullmatch(r"[-−]", text[match.end("lo_unit") : match.start("hi")])
+        ):
+            continue  # "λ87 = 0.014 Gyr-1", "5 Myr-1": a rate in a reciprocal unit, not a range to 1
+        if (
             _inside(skip, start, end_lo)
             or _SKIP_BEFORE.search(text[:start])
             or _CITATION.search(text[:start])
@@ -437,6 +446,10 @@ def extract_text_values(text: str) -> list[TextValue]:
         assert isinstance(item, re.Match)
         previous_end = item.end()
         unit = unit_of[id(item)]
+        after = _analyte_after(text, item, unit, analytes)
+        if after is not None:  # "4 wt% H2O and 2000 ppm CO2": the value's own analyte, not the one before
+            out.append(_row(after, item, unit))
+            continue
         owner = last
         if owner is not None and _CLAUSE_BREAK.search(text[owner.end : item.start()]) and not respectively:
             owner = None
@@ -486,6 +499,27 @@ def _time_note(text: str, analyte: AnalyteMention) -> str:
     if printed:
         return PRESENT_EPSILON if printed.group(1) == "0" else INITIAL_EPSILON
     return INITIAL_EPSILON if marked else ""
+
+
+# what may stand between an analyte printed before its value and the value ("SiO2 52 wt%", "MgO = 8 wt.%")
+_PREFIXED = re.compile(r"[\s=:]*")
+
+
+def _analyte_after(
+    text: str, group: re.Match[str], unit: str, analytes: list[AnalyteMention]
+) -> AnalyteMention | None:
+    """The element or oxide a concentration is of when it is printed right after the value ("4 wt%
+    H2O", "(0 wt% H2O)", "8 wt.% MgO"), the usual order in petrology's prose; None when an analyte is
+    printed right before the value instead ("SiO2 52 wt% Al2O3 15 wt%" lists each before its value)."""
+    if unit not in _CONCENTRATION_UNITS:
+        return None
+    after = next((a for a in analytes if a.start >= group.end()), None)
+    if after is None or after.kind not in {"oxide", "element"} or text[group.end() : after.start].strip():
+        return None
+    before = [a for a in analytes if a.end <= group.start()]
+    if before and _PREFIXED.fullmatch(text[before[-1].end : group.start()]):
+        return None
+    return after
 
 
 def _owner_for_unit(

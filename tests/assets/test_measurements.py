@@ -935,3 +935,37 @@ def test_cells_under_a_repeated_header_are_not_kept_and_the_log_says_so(
         ]
     assert sorted(r.value for r in cells) == [0.0454, 0.0469]
     assert "r.pdf Table 1: 2 cells repeat a row and column header already read; not kept" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # the concentration before the element or oxide it is of, petrology's usual order in prose
+        ("The melt contains 4 wt% H2O and 2000 ppm CO2.", [("H2O", 4.0, "wt.%"), ("CO2", 2000.0, "ppm")]),
+        ("A basalt with 8 wt.% MgO and 200 ppm Sr.", [("MgO", 8.0, "wt.%"), ("Sr", 200.0, "ppm")]),
+        ("Pressures for variable CO2 contents (0 wt% H2O) were computed.", [("H2O", 0.0, "wt.%")]),
+        ("samples with < 53.8 wt% SiO2 and > 4 wt% MgO", [("SiO2", 53.8, "wt.%"), ("MgO", 4.0, "wt.%")]),
+        # an analyte printed right before its value keeps it
+        (
+            "SiO2 52 wt% Al2O3 15 wt% MgO 8 wt%",
+            [("SiO2", 52.0, "wt.%"), ("Al2O3", 15.0, "wt.%"), ("MgO", 8.0, "wt.%")],
+        ),
+        ("Sr contents of 200 ppm and Rb of 20 ppm.", [("Sr", 200.0, "ppm"), ("Rb", 20.0, "ppm")]),
+        ("The SiO2 content of 52 wt.% is typical.", [("SiO2", 52.0, "wt.%")]),
+    ],
+)
+def test_a_concentration_printed_before_its_analyte_is_that_analyte_s(
+    sentence: str, expected: list[tuple[str, float, str]]
+) -> None:
+    """Before, a value took the analyte printed before it, so "4 wt% H2O and 2000 ppm CO2" gave H2O
+    = 2000 ppm and lost the 4 wt%, and "> 4 wt% MgO" was SiO2 (the thermobar draft); 15 rows of two
+    benchmark papers ("100 ppm Sn", "5 wt% H2O") were not read at all."""
+    assert [(v.analyte, v.value, v.unit) for v in extract_text_values(sentence)] == expected
+
+
+def test_a_rate_in_a_reciprocal_unit_is_no_age_range() -> None:
+    """ "0.014 Gyr-1" (a decay constant) had been an age from 0.014 to 1 Ga; a range printed with a
+    unit on both ends stays a range."""
+    assert extract_text_values("λ87 is the 87Rb decay constant (= 0.014 Gyr-1).") == []
+    (age,) = extract_text_values("The ages range from 2 Ga-1 Ga in this basin.")
+    assert (age.analyte, age.value, age.value_max, age.unit) == ("age", 1.0, 2.0, "Ga")
