@@ -16,7 +16,8 @@ from geo_rag_runtime.vocab import vocabulary_version
     group_name="measurements",
     kinds={"mongodb"},
     # 20: a concentration printed before its element or oxide is that analyte's ("4 wt% H2O",
-    # "200 ppm Sr"); 19: εNd(t) and εNd(0) notes, rows with descriptions, repeated row labels;
+    # "200 ppm Sr"), a reciprocal unit is no range, "respectively" over a name that is no analyte;
+    # 19: εNd(t) and εNd(0) notes, rows with descriptions, repeated row labels;
     # 18: a quantity named by its header drops the unit the header prints ("dt [Ma]" → "dt"); a
     # bracketed unit outside the vocabulary ("U [pmol]") goes to the notes; a capital ΔD is no δD;
     # "Scenarios 1 and 2", "an uncertainty of 1 Ma", "10 °C min-1", "[5]", "df > 3" are no values;

@@ -453,8 +453,10 @@ def extract_text_values(text: str) -> list[TextValue]:
         owner = last
         if owner is not None and _CLAUSE_BREAK.search(text[owner.end : item.start()]) and not respectively:
             owner = None
-        if respectively and len(queue) > 1 and owner is not None:
-            if used >= len(queue):
+        listed = len(queue) + _names_after(text, queue[-1].end) if respectively and queue else len(queue)
+        if respectively and listed > 1 and owner is not None:
+            if used >= len(queue):  # "MSWD and P values … 0.25 to 1.5 and 0.17 to 0.94, respectively"
+                used += 1
                 continue
             owner = queue[used]
         used += 1
@@ -499,6 +501,16 @@ def _time_note(text: str, analyte: AnalyteMention) -> str:
     if printed:
         return PRESENT_EPSILON if printed.group(1) == "0" else INITIAL_EPSILON
     return INITIAL_EPSILON if marked else ""
+
+
+# more names listed after an analyte that are no analytes ("MSWD and P values", "εNd, εHf and TDM")
+_MORE_NAMES = re.compile(r"((?:\s*,\s*[A-Za-z][\w/-]*)*\s*,?\s*and\s+[A-Za-z][\w/-]*)")
+
+
+def _names_after(text: str, end: int) -> int:
+    """How many names a list goes on with after the analyte ending at ``end`` (0 when none)."""
+    found = _MORE_NAMES.match(text, end)
+    return found.group(1).count(",") + found.group(1).count(" and ") if found else 0
 
 
 # what may stand between an analyte printed before its value and the value ("SiO2 52 wt%", "MgO = 8 wt.%")

@@ -969,3 +969,14 @@ def test_a_rate_in_a_reciprocal_unit_is_no_age_range() -> None:
     assert extract_text_values("λ87 is the 87Rb decay constant (= 0.014 Gyr-1).") == []
     (age,) = extract_text_values("The ages range from 2 Ga-1 Ga in this basin.")
     assert (age.analyte, age.value, age.value_max, age.unit) == ("age", 1.0, 2.0, "Ga")
+
+
+def test_respectively_over_a_list_with_a_name_that_is_no_analyte() -> None:
+    """ "MSWD and P values ranging from 0.25 to 1.5 and 0.17 to 0.94, respectively": the second range
+    is the P value's, which is no analyte; before, it was stored as a second MSWD."""
+    rows = extract_text_values(
+        "The samples yielded MSWD and P values ranging from 0.25 to 1.5 and 0.17 to 0.94, respectively."
+    )
+    assert [(v.analyte, v.value, v.value_max) for v in rows] == [("MSWD", 0.25, 1.5)]
+    both = extract_text_values("SiO2 and MgO contents of 52 and 8 wt.%, respectively.")
+    assert [(v.analyte, v.value) for v in both] == [("SiO2", 52.0), ("MgO", 8.0)]
