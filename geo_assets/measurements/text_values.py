@@ -365,7 +365,9 @@ def _value_groups(text: str, analytes: list[AnalyteMention]) -> Iterator[re.Matc
         if (
             _inside(skip, start, end_lo)
             or _SKIP_BEFORE.search(text[:start])
+            # "Smith, 2002": a year after an author; "0.01 % Pb, 0.01 % Zn" has units, and Pb no author
             or _CITATION.search(text[:start])
+            and not _unit_of(match)
         ):
             continue
         if not (match.group("unit") or match.group("lo_unit")) and _COUNT_AFTER.match(text[match.end() :]):
@@ -450,6 +452,13 @@ def extract_text_values(text: str) -> list[TextValue]:
         if after is not None:  # "4 wt% H2O and 2000 ppm CO2": the value's own analyte, not the one before
             out.append(_row(after, item, unit))
             continue
+        formula = _FORMULA_AFTER_VALUE.match(text, item.end())
+        if (
+            formula
+            and (unit in _CONCENTRATION_UNITS or unit == "%")
+            and not any(a.start == formula.start(1) for a in analytes)
+        ):
+            continue  # "0.3% Sn and 2% WO3": the value of a compound the vocabulary does not name
         owner = last
         if owner is not None and _CLAUSE_BREAK.search(text[owner.end : item.start()]) and not respectively:
             owner = None
@@ -513,6 +522,11 @@ def _names_after(text: str, end: int) -> int:
     return found.group(1).count(",") + found.group(1).count(" and ") if found else 0
 
 
+# a chemical formula right after a value ("2% WO3", "5 wt% CaCO3"): two or more element symbols, or
+# one with a count
+_FORMULA_AFTER_VALUE = re.compile(r"\s*([A-Z][a-z]?\d*(?:[A-Z][a-z]?\d*)+|[A-Z][a-z]?\d+)(?![\w])")
+
+
 # what may stand between an analyte printed before its value and the value ("SiO2 52 wt%", "MgO = 8 wt.%")
 _PREFIXED = re.compile(r"[\s=:]*")
 
@@ -521,9 +535,9 @@ def _analyte_after(
     text: str, group: re.Match[str], unit: str, analytes: list[AnalyteMention]
 ) -> AnalyteMention | None:
     """The element or oxide a concentration is of when it is printed right after the value ("4 wt%
-    H2O", "(0 wt% H2O)", "8 wt.% MgO"), the usual order in petrology's prose; None when an analyte is
+    H2O", "(0 wt% H2O)", "8 wt.% MgO", "0.49% Sn"), the usual order in petrology's prose; None when an analyte is
     printed right before the value instead ("SiO2 52 wt% Al2O3 15 wt%" lists each before its value)."""
-    if unit not in _CONCENTRATION_UNITS:
+    if unit not in _CONCENTRATION_UNITS and unit != "%":  # "%": an ore's grade, "0.49% Sn"
         return None
     after = next((a for a in analytes if a.start >= group.end()), None)
     if after is None or after.kind not in {"oxide", "element"} or text[group.end() : after.start].strip():

@@ -952,6 +952,13 @@ def test_cells_under_a_repeated_header_are_not_kept_and_the_log_says_so(
         ),
         ("Sr contents of 200 ppm and Rb of 20 ppm.", [("Sr", 200.0, "ppm"), ("Rb", 20.0, "ppm")]),
         ("The SiO2 content of 52 wt.% is typical.", [("SiO2", 52.0, "wt.%")]),
+        # ore grades: a "%" before its element; a list of them is no list of citations ("Pb, 0.01")
+        (
+            "Assays gave <0.01 % Pb, 0.01 to 0.02 % Zn and 1.23 to 12.90 % S.",
+            [("Pb", 0.01, "%"), ("Zn", 0.01, "%"), ("S", 1.23, "%")],
+        ),
+        # a compound the vocabulary does not name takes its own value with it
+        ("intersections of 0.3% Sn and 2% WO3 were drilled", [("Sn", 0.3, "%")]),
     ],
 )
 def test_a_concentration_printed_before_its_analyte_is_that_analyte_s(
