@@ -575,3 +575,29 @@ def test_a_three_column_page_is_read_column_by_column(tmp_path: Path) -> None:
     text = " ".join(p for s in paper.sections for p in s.paragraphs)
     for lines in columns:
         assert " ".join(lines) in text, text[:600]
+
+
+def test_an_abstract_sentence_read_in_pieces_is_one_paragraph(tmp_path: Path) -> None:
+    """An abstract whose lines are read as separate blocks (a formula's glyphs widen one line's
+    spacing; Elsevier's article-info box is read line by line between them) keeps its sentences
+    whole: a piece that ends mid-sentence is joined to the next. Before, the abstract of two corpus
+    papers was in pieces ("… since the early 20th" / "century, and encodes …")."""
+    from tests.assets.paper_builders import pages_pdf, text_lines
+
+    abstract = ["The concept of the magma series and the distinction between alkaline, calc-alkaline",
+                "and tholeiitic trends has been a cornerstone in igneous petrology since the early 20th",
+                "century, and encodes fundamental information about the redox state of the mantle."]  # fmt: skip
+    body = ["Strain determination using populations of deformed objects is a useful technique for the",
+            "processes of deformation of the crust, and we measured it in 84 rock samples of two belts",
+            "with different proportions of matrix, so that the methods can be compared with each other."]  # fmt: skip
+    page = [
+        (80.0, 16.0, [(72.0, "Magma Series and Their Trends")]),
+        (110.0, 10.0, [(72.0, "**Abstract")]),
+        (126.0, 10.0, [(72.0, abstract[0])]),
+        (139.0, 10.0, [(72.0, abstract[1])]),
+        (161.0, 10.0, [(72.0, abstract[2])]),  # a wider gap: a block of its own
+        (200.0, 10.0, [(72.0, "**1 Introduction")]),
+        *text_lines(216.0, 13.0, 10.0, body * 4),
+    ]
+    paper = _parsed(pages_pdf(tmp_path / "pieces.pdf", [page]))
+    assert paper.abstract == " ".join(abstract), paper.abstract

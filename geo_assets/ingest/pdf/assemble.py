@@ -66,7 +66,10 @@ def assemble(
                 state = "abstract"
                 continue
             if norm in SKIPPED_HEADS:
-                state = "skip" if state != "front" else state
+                # "Article history:" beside an abstract not read yet (Elsevier's article-info box,
+                # read line by line beside it) does not end it
+                if not (state == "abstract" and not doc.abstract):
+                    state = "skip" if state != "front" else state
                 continue
             if norm in REFERENCE_HEADS:
                 end_front()
@@ -129,7 +132,16 @@ def assemble(
         if letters < 20 or letters < 0.4 * len(text):
             continue  # axis labels, table cells, display equations
         if state == "abstract":
-            if not doc.abstract or abs(size - body_size) <= 1.5:
+            if (
+                doc.abstract
+                and not label
+                and abs(size - body_size) <= 1.5
+                and not doc.abstract[-1].rstrip().endswith(TERMINAL)
+            ):
+                # an abstract's sentence read in pieces (a box beside it read line by line between them)
+                doc.abstract[-1] = join_lines([doc.abstract[-1], text], vocab, hyphenated)
+                doc.abstract_coords[-1] = ";".join(b for b in (doc.abstract_coords[-1], box) if b)
+            elif not doc.abstract or abs(size - body_size) <= 1.5:
                 doc.abstract.append(f"{label} {text}" if label else text)
                 doc.abstract_coords.append(box)
             label = ""
