@@ -471,6 +471,12 @@ def test_a_small_caps_byline_and_a_copyright_year_whose_glyph_is_lost(tmp_path: 
         assert paper.title == expected
 
 
+# running text for the built pages of the front-matter tests (three lines of a methods paragraph)
+STRAIN_TEXT = ["Strain determination using populations of deformed objects is a useful technique for the",
+               "processes of deformation of the crust, and we measured it in 84 rock samples of two belts",
+               "with different proportions of matrix, so that the methods can be compared with each other."]  # fmt: skip
+
+
 def test_a_chapter_s_title_barely_larger_than_its_text_and_its_address_blocks(tmp_path: Path) -> None:
     """A book chapter's manuscript (Springer's LaTeX template): the title is bold at 12 pt over
     10.95 pt text, each author's name is printed again above an address block with an e-mail, and the
@@ -524,9 +530,7 @@ def test_a_publisher_s_cover_notice_and_journal_banner_are_not_the_paper_s_front
         "and education use, including for instruction at the authors institution",
         "and sharing with colleagues. Other uses are prohibited.",
     ]
-    text = ["Strain determination using populations of deformed objects is a useful technique for the",
-            "processes of deformation of the crust, and we measured it in 84 rock samples of two belts",
-            "with different proportions of matrix, so that the methods can be compared with each other."]  # fmt: skip
+    text = STRAIN_TEXT
     cover = text_lines(517.0, 14.0, 10.9, [f"**{line}" for line in notice])
     first = [
         (72.0, 6.4, [(218.0, "Journal of Testing Geology 31 (2009) 1586-1596")]),
@@ -587,9 +591,7 @@ def test_an_abstract_sentence_read_in_pieces_is_one_paragraph(tmp_path: Path) ->
     abstract = ["The concept of the magma series and the distinction between alkaline, calc-alkaline",
                 "and tholeiitic trends has been a cornerstone in igneous petrology since the early 20th",
                 "century, and encodes fundamental information about the redox state of the mantle."]  # fmt: skip
-    body = ["Strain determination using populations of deformed objects is a useful technique for the",
-            "processes of deformation of the crust, and we measured it in 84 rock samples of two belts",
-            "with different proportions of matrix, so that the methods can be compared with each other."]  # fmt: skip
+    body = STRAIN_TEXT
     page = [
         (80.0, 16.0, [(72.0, "Magma Series and Their Trends")]),
         (110.0, 10.0, [(72.0, "**Abstract")]),
