@@ -119,7 +119,9 @@ def read_finder(pdf: Path, pages: set[int]) -> list[Grid]:
     with pdfplumber.open(pdf) as doc:
         tei = to_tei(analyse(doc, pdf.name, word_tables=False))
     paper = tei_to_paper(tei, paper_id="b", source_file=pdf.name, sha256="0" * 64)
-    return [(c.page, c.label, c.rows, c.text) for c in paper.captions if c.kind == "table" and c.rows]
+    return [
+        (c.page or 0, c.label or "", c.rows, c.text) for c in paper.captions if c.kind == "table" and c.rows
+    ]
 
 
 def read_ingest(pdf: Path, pages: set[int]) -> list[Grid]:
@@ -127,7 +129,9 @@ def read_ingest(pdf: Path, pages: set[int]) -> list[Grid]:
     from geo_assets.ingest.tei import tei_to_paper
 
     paper = tei_to_paper(pdf_to_tei(pdf), paper_id="b", source_file=pdf.name, sha256="0" * 64)
-    return [(c.page, c.label, c.rows, c.text) for c in paper.captions if c.kind == "table" and c.rows]
+    return [
+        (c.page or 0, c.label or "", c.rows, c.text) for c in paper.captions if c.kind == "table" and c.rows
+    ]
 
 
 def read_stored(pdf: Path, pages: set[int]) -> list[tuple[int, Any]]:
