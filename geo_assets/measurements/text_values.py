@@ -158,8 +158,9 @@ _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
         re.compile(rf"(?<![A-Za-z0-9/]){_ELEMENT}(?=\s*(?:=|of|contents?|concentrations?)\s*[~∼<>≈]?\s*\d)"),
         "element",
     ),
-    # the element a concentration printed before it is of: "200 ppm Sr", "0.5 wt% Cl", "1.6 g/t Au"
-    (re.compile(rf"(?:(?<=ppm\s)|(?<=ppb\s)|(?<=%\s)|(?<=g/t\s)){_ELEMENT}(?![A-Za-z0-9])"), "element"),
+    # the element a concentration printed before it is of: "200 ppm Sr", "0.5 wt% Cl", "1.6 g/t Au" (not
+    # a word it begins: "5 % S-wave")
+    (re.compile(rf"(?:(?<=ppm\s)|(?<=ppb\s)|(?<=%\s)|(?<=g/t\s)){_ELEMENT}(?![A-Za-z0-9]|-\w)"), "element"),
 ]
 UNIT_FOR_KIND = {"ratio": "ratio", "normalized": "ratio", "Eu/Eu*": "ratio", "Fe3+/ΣFe": "ratio",
                   "Fe2+/ΣFe": "ratio",

@@ -962,6 +962,8 @@ def test_cells_under_a_repeated_header_are_not_kept_and_the_log_says_so(
             "Assays gave <0.01 to 1.64 g/t Au and 0.50 to 10.00 g/t Ag.",
             [("Au", 0.01, "ppm"), ("Ag", 0.5, "ppm")],
         ),
+        # an element symbol that begins a word is no element ("S-wave")
+        ("a 5 % S-wave velocity drop", []),
         # a compound the vocabulary does not name takes its own value with it
         ("intersections of 0.3% Sn and 2% WO3 were drilled", [("Sn", 0.3, "%")]),
     ],
