@@ -228,6 +228,7 @@ _AGE_FACTORS = {"ka": 1e-3, "Ma": 1.0, "Ga": 1e3}  # in Ma
 _TEMPERATURE_UNITS = {"°C", "K"}
 _PRESSURE_UNITS = {"GPa", "kbar"}
 _CONCENTRATION_UNITS = {"wt.%", "ppm", "ppb"}
+_GRADE_UNITS = _CONCENTRATION_UNITS | {"%"}  # printed before the element they are of: "0.49% Sn"
 
 
 @dataclass
@@ -454,12 +455,8 @@ def extract_text_values(text: str) -> list[TextValue]:
         if after is not None:  # "4 wt% H2O and 2000 ppm CO2": the value's own analyte, not the one before
             out.append(_row(after, item, unit))
             continue
-        formula = _FORMULA_AFTER_VALUE.match(text, item.end())
-        if (
-            formula
-            and (unit in _CONCENTRATION_UNITS or unit == "%")
-            and not any(a.start == formula.start(1) for a in analytes)
-        ):
+        compound = _COMPOUND_AFTER_VALUE.match(text, item.end())
+        if compound and unit in _GRADE_UNITS and not any(a.start == compound.start(1) for a in analytes):
             continue  # "0.3% Sn and 2% WO3": the value of a compound the vocabulary does not name
         owner = last
         if owner is not None and _CLAUSE_BREAK.search(text[owner.end : item.start()]) and not respectively:
@@ -467,7 +464,6 @@ def extract_text_values(text: str) -> list[TextValue]:
         listed = len(queue) + _names_after(text, queue[-1].end) if respectively and queue else len(queue)
         if respectively and listed > 1 and owner is not None:
             if used >= len(queue):  # "MSWD and P values … 0.25 to 1.5 and 0.17 to 0.94, respectively"
-                used += 1
                 continue
             owner = queue[used]
         used += 1
@@ -526,7 +522,7 @@ def _names_after(text: str, end: int) -> int:
 
 # a chemical formula right after a value ("2% WO3", "5 wt% CaCO3"): two or more element symbols, or
 # one with a count
-_FORMULA_AFTER_VALUE = re.compile(r"\s*([A-Z][a-z]?\d*(?:[A-Z][a-z]?\d*)+|[A-Z][a-z]?\d+)(?![\w])")
+_COMPOUND_AFTER_VALUE = re.compile(r"\s*([A-Z][a-z]?\d*(?:[A-Z][a-z]?\d*)+|[A-Z][a-z]?\d+)(?![\w])")
 
 
 # what may stand between an analyte printed before its value and the value ("SiO2 52 wt%", "MgO = 8 wt.%")
@@ -539,7 +535,7 @@ def _analyte_after(
     """The element or oxide a concentration is of when it is printed right after the value ("4 wt%
     H2O", "(0 wt% H2O)", "8 wt.% MgO", "0.49% Sn"), the usual order in petrology's prose; None when an analyte is
     printed right before the value instead ("SiO2 52 wt% Al2O3 15 wt%" lists each before its value)."""
-    if unit not in _CONCENTRATION_UNITS and unit != "%":  # "%": an ore's grade, "0.49% Sn"
+    if unit not in _GRADE_UNITS:
         return None
     after = next((a for a in analytes if a.start >= group.end()), None)
     if after is None or after.kind not in {"oxide", "element"} or text[group.end() : after.start].strip():
