@@ -26,16 +26,22 @@ def order_page(lines: list[Line], width: float, height: float) -> list[Line]:
     """
     if not lines:
         return []
-    return _order(lines, 0.0, width, height, share=_PAGE_SHARE, cols=(0, 1))
+    return _order(lines, 0.0, width, height, share=_PAGE_SHARE, cols=(0, 1), split_sides=True)
 
 
 def _order(
-    lines: list[Line], low: float, high: float, height: float, *, share: float, cols: tuple[int, int] | None
+    lines: list[Line],
+    low: float,
+    high: float,
+    height: float,
+    *,
+    share: float,
+    cols: tuple[int, int],
+    split_sides: bool,
 ) -> list[Line]:
     """Lines between ``low`` and ``high`` in reading order, split at their gutter if they have one;
-    ``cols``: the numbers the two sides' lines get (a side of a side is not split again: None)."""
-    if cols is None:
-        return sorted(lines, key=lambda ln: (ln.top, ln.x0))
+    ``cols``: the numbers the two sides' lines get; ``split_sides``: whether each side is searched
+    for a gutter of its own (the page's sides are, a side's sides are not)."""
     chars = {id(ln): len(ln.text) for ln in lines}
     total = sum(chars.values())
     rows = int(height) + 2
@@ -91,9 +97,12 @@ def _order(
             (left_run, cols[0], (low, gutter)),
             (right_run, cols[1], (gutter, right_edge)),
         ):
-            # a side split again gives its right part a column number of its own
+            if not split_sides:
+                ordered.extend(run)  # already in reading order: lines sorted by top, then left edge
+                continue
+            # a side split again gives its right part a column number of its own (2 or 3)
             ordered.extend(
-                _order(run, *edges, height, share=_SIDE_SHARE, cols=(col, col + 2) if col < 2 else None)
+                _order(run, *edges, height, share=_SIDE_SHARE, cols=(col, col + 2), split_sides=False)
             )
 
     for line in lines:
