@@ -90,12 +90,13 @@ def _find_title(first_page: list[Line], body_size: float, meta_title: str | None
         groups.append([line])
     # a journal's name in its banner, between "Contents lists available at ScienceDirect" and
     # "journal homepage: …" (Elsevier), is set larger than the article's title
-    banner = {
-        id(first_page[i + 1]) if "contents" in found.group(0).lower() else id(first_page[i - 1])
-        for i, ln in enumerate(first_page)
-        for found in [_BANNER.search(ln.text)]
-        if found and 0 < i < len(first_page) - 1
-    }
+    banner: set[int] = set()
+    for i in range(1, len(first_page) - 1):
+        found = _BANNER.search(first_page[i].text)
+        if found:  # the journal's name is after "Contents lists …" and before "journal homepage: …"
+            banner.add(
+                id(first_page[i + 1] if found.group(0).lower().startswith("contents") else first_page[i - 1])
+            )
     groups = [g for g in groups if len(g) <= 6 and not any(id(ln) in banner for ln in g)]
     if meta_title and len(meta_title.split()) >= 3:
         wanted = _squash(meta_title)
