@@ -60,6 +60,9 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     deps=[raw_pdf],
     group_name="ingest",
     kinds={"pdf", "xml"},
+    # 14: an abstract read line by line across Elsevier's article-info box goes on past its "Article
+    # history:" and "Keywords:" lines, letter-spaced heads ("A B S T R A C T") are known heads, the
+    # copyright or licence line under an abstract is no part of it (parser 0.2.11);
     # 13: a publisher's cover notice is no front matter, a journal banner no title, a bold title barely
     # larger than the text is the title, authors' address blocks are no abstract, a side of the page
     # with a gutter of its own is read as two columns (three-column pages) (parser 0.2.10);
@@ -71,7 +74,7 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     # open its body; 8: "Table DR1" captions, sample section rows, group headers set at their columns' left;
     # 7: tables carried onto the next page, bare tables' header lines; 6: tables without a caption,
     # group headers; 5: wide tables under a short caption
-    code_version="tei-13",
+    code_version="tei-14",
     pool="grobid",
     output_required=False,
     check_specs=[dg.AssetCheckSpec("tei_non_empty", asset="tei_xml")],

@@ -27,8 +27,12 @@ from geo_assets.ingest.pdf.headings import (
 from geo_assets.ingest.pdf.hyphenation import join_lines
 from geo_assets.ingest.pdf.layout import Line, clean_text, coords
 from geo_assets.ingest.pdf.references import parse_reference, split_references
+from geo_rag_runtime.text.readable import is_boilerplate
 
 _ABSTRACT_RUNIN = re.compile(r"^(?:abstract|summary)\s*[.:—–]\s*", re.IGNORECASE)
+_COPYRIGHT_TAIL = re.compile(
+    r"(?:(?<=[.?!)\]])\s+|^)(?:\S\s*)?(?:19|20)\d{2}\s.{0,60}?All rights reserved\.?\s*$", re.IGNORECASE
+)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 
 
@@ -66,9 +70,9 @@ def assemble(
                 state = "abstract"
                 continue
             if norm in SKIPPED_HEADS:
-                # "Article history:" beside an abstract not read yet (Elsevier's article-info box,
-                # read line by line beside it) does not end it
-                if not (state == "abstract" and not doc.abstract):
+                # "Article history:" beside an abstract not read yet or cut mid-sentence (Elsevier's
+                # article-info box, read line by line beside it) does not end it
+                if not (state == "abstract" and (not doc.abstract or _cut(doc.abstract[-1]))):
                     state = "skip" if state != "front" else state
                 continue
             if norm in REFERENCE_HEADS:
@@ -97,7 +101,10 @@ def assemble(
         if block.kind == "keywords":
             _read_keywords(doc, block, vocab, hyphenated)
             long_front = any(len(p.split()) >= 40 for p, _ in front_paragraphs)
-            if state in ("front", "abstract") and (doc.abstract or long_front):
+            # an abstract cut mid-sentence goes on after the keywords (Elsevier's article-info box
+            # beside it is read before the abstract's last lines)
+            cut = state == "abstract" and bool(doc.abstract) and _cut(doc.abstract[-1])
+            if state in ("front", "abstract") and (doc.abstract or long_front) and not cut:
                 end_front()
                 state = "body"  # keywords close the front matter (PNAS has no first head)
             continue
@@ -132,12 +139,9 @@ def assemble(
         if letters < 20 or letters < 0.4 * len(text):
             continue  # axis labels, table cells, display equations
         if state == "abstract":
-            if (
-                doc.abstract
-                and not label
-                and abs(size - body_size) <= 1.5
-                and not doc.abstract[-1].rstrip().endswith(TERMINAL)
-            ):
+            if is_boilerplate(text):
+                continue  # a licence or copyright block set under the abstract
+            if doc.abstract and not label and abs(size - body_size) <= 1.5 and _cut(doc.abstract[-1]):
                 # an abstract's sentence read in pieces (a box beside it read line by line between them)
                 doc.abstract[-1] = join_lines([doc.abstract[-1], text], vocab, hyphenated)
                 doc.abstract_coords[-1] = ";".join(b for b in (doc.abstract_coords[-1], box) if b)
@@ -158,6 +162,12 @@ def assemble(
             section.paragraphs.append(text)
             section.paragraph_coords.append(box)
 
+    # the publisher's copyright line set under the abstract ("© 2007 Elsevier Ltd. All rights
+    # reserved.", its © often lost or another glyph) is no part of it
+    pairs = zip(doc.abstract, doc.abstract_coords, strict=True)
+    kept = [(_COPYRIGHT_TAIL.sub("", p).rstrip(), box) for p, box in pairs]
+    doc.abstract = [p for p, _ in kept if p]
+    doc.abstract_coords = [box for p, box in kept if p]
     for entry in split_references(ref_lines):
         text = join_lines([ln.text for ln in entry], vocab, hyphenated, refs=True)
         if sum(c.isalpha() for c in text) >= 15:
@@ -183,6 +193,11 @@ def _read_keywords(doc: Document, block: Block, vocab: set[str], hyphenated: set
     doc.keywords = [t.strip(" .") for t in terms if t.strip(" .")][:30]
 
 
+def _cut(text: str) -> bool:
+    """A paragraph that stops mid-sentence (no terminal punctuation)."""
+    return not text.rstrip().endswith(TERMINAL)
+
+
 def _continues(previous: str, text: str) -> bool:
     """A paragraph cut by a column or page break (or a figure) continues mid-sentence."""
-    return not previous.rstrip().endswith(TERMINAL) and text[:1].islower()
+    return _cut(previous) and text[:1].islower()

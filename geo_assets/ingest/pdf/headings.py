@@ -101,14 +101,14 @@ REFERENCE_HEADS = {
     "references and notes",
     "works cited",
 }
-ABSTRACT_HEADS = {"abstract", "summary", "a b s t r a c t"}
+ABSTRACT_HEADS = {"abstract", "summary"}
 SKIPPED_HEADS = {
     "contents",
     "table of contents",
     "highlights",
     "graphical abstract",
     "article info",
-    "a r t i c l e i n f o",
+    "articleinfo",  # "a r t i c l e i n f o", letter-spaced
     "article history",
 }
 KNOWN_HEADS = (
@@ -147,8 +147,21 @@ _MATH_FONT = re.compile(r"^(?:CM(?:MI|SY|EX)|MT(?:MI|SY|EX)|MSBM|Symbol|.*Math)"
 _MATH = re.compile(r"[=<>∑∫√±∗×∈≤≥¼þð]")  # ¼ þ ð: "=", "+", "(" in MathPi fonts that lack a Unicode map
 
 
+# a head set letter-spaced ("A B S T R A C T", "A R T I C L E  I N F O"; Elsevier): its letters are
+# one word, and its first letter is no appendix number ("A" of "A B S T R A C T")
+_LETTER_SPACED = re.compile(r"^(?:[^\W\d_] ){3,}[^\W\d_]$")
+
+
+def _unspaced(text: str) -> str:
+    """A letter-spaced head's words ("A B S T R A C T" → "ABSTRACT"); other text as it is."""
+    words = re.split(r"\s{2,}", text.strip())
+    if all(_LETTER_SPACED.match(w) for w in words):
+        return " ".join(w.replace(" ", "") for w in words)
+    return text
+
+
 def norm_head(text: str) -> str:
-    text = HEAD_NUMBER_PREFIX.sub("", text.strip())
+    text = HEAD_NUMBER_PREFIX.sub("", _unspaced(text).strip())
     text = re.sub(r"[\s.:]+$", "", text).lower().replace("’", "'")
     return re.sub(r"\s+", " ", text)
 
@@ -170,8 +183,8 @@ def heading_of(line: Line, body_size: float, body_font: str) -> tuple[str | None
     styled = line.bold >= 0.6 or line.size >= body_size + 0.8 or caps or distinct_font
     norm = norm_head(text)
     if norm in KNOWN_HEADS and len(words) <= 8:
-        number = HEAD_NUMBER_PREFIX.match(text)
-        head = HEAD_NUMBER_PREFIX.sub("", text).rstrip(".: ")
+        number = HEAD_NUMBER_PREFIX.match(text) if _unspaced(text) == text else None
+        head = (HEAD_NUMBER_PREFIX.sub("", text) if number else text).rstrip(".: ")
         return (number.group(1) if number else None), head, not (styled or number)
     if line.size < body_size - 1.2 or _MATH.search(text):
         return None
