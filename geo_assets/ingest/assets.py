@@ -62,7 +62,8 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     kinds={"pdf", "xml"},
     # 14: an abstract read line by line across Elsevier's article-info box goes on past its "Article
     # history:" and "Keywords:" lines, letter-spaced heads ("A B S T R A C T") are known heads, the
-    # copyright or licence line under an abstract is no part of it (parser 0.2.11);
+    # copyright or licence line under an abstract is no part of it; middle-dot decimal points are
+    # numbers and raised digits after a table cell are printed as superscripts (parser 0.2.11);
     # 13: a publisher's cover notice is no front matter, a journal banner no title, a bold title barely
     # larger than the text is the title, authors' address blocks are no abstract, a side of the page
     # with a gutter of its own is read as two columns (three-column pages) (parser 0.2.10);

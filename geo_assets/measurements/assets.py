@@ -15,6 +15,9 @@ from geo_rag_runtime.vocab import vocabulary_version
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
+    # 21: middle-dot decimal points ("66·0", Journal of Petrology), raised footnote marks after a cell
+    # or an element ("77·1¹", "Be¹") no digits of it, an element with its concentration in brackets
+    # ("Rb (590–1250 ppm)"), the header row of identifiers names a table's samples ("Analysis:");
     # 20: a concentration printed before its element or oxide is that analyte's ("4 wt% H2O",
     # "200 ppm Sr"), a reciprocal unit is no range, "respectively" over a name that is no analyte;
     # 19: εNd(t) and εNd(0) notes, rows with descriptions, repeated row labels;
@@ -36,7 +39,7 @@ from geo_rag_runtime.vocab import vocabulary_version
     # 14: a sparse top header line heads its own column only; a wrapped header's "error)" is no
     # uncertainty column; a continued page takes its first page's caption unit and is cited at its
     # own block; 13: a name before its bracketed value is its sample; ratio columns in Ma are ages
-    code_version=f"measurements-20+vocab.{vocabulary_version()}",
+    code_version=f"measurements-21+vocab.{vocabulary_version()}",
     pool="docstore",
     check_specs=[dg.AssetCheckSpec("rows_with_sample", asset="measurements")],
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "

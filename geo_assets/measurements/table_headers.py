@@ -279,8 +279,32 @@ def caption_column_units(caption: str) -> dict[str, str]:
 _TIME_UNIT = re.compile(r"[\[(]\s*(Ma|Ga|ka)\s*[\])]")
 
 
+# raised digits at the end of a cell or label ("161·2¹", "Be¹"): the word reader prints a footnote
+# mark set as a superscript (often the analytical method: "¹ICP; ²NA; ³ICP-MS") this way
+_RAISED_MARK = re.compile(r"(?<=[\w.·*)\]])([⁰¹²³⁴⁵⁶⁷⁸⁹]{1,2})$")
+_PLAIN_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+
+
+def raised_mark(text: str) -> tuple[str, str]:
+    """(the text without its raised footnote mark, the mark as plain digits); the text itself and ""
+    when it ends in no superscript digits."""
+    match = _RAISED_MARK.search(text.rstrip())
+    if match is None:
+        return text, ""
+    return text.rstrip()[: match.start()], match.group(1).translate(_PLAIN_DIGITS)
+
+
+def _unmarked(label: str) -> str:
+    """A label without its raised footnote mark when what is left is an element or an oxide ("Be¹"),
+    else as printed ("km²" keeps its square)."""
+    bare, mark = raised_mark(label)
+    plain = strip_units(plain_letters(bare))
+    return bare if mark and (plain in SYMBOLS or re.fullmatch(OXIDE, plain)) else label
+
+
 def analyte_of(header: str, caption_units: dict[str, str]) -> tuple[str, str, str] | None:
     """(analyte, kind, unit) a header names; None when it names none."""
+    header = _unmarked(header)
     # "Age (Ma)", "U-Pb Age": a table's headers are capitalised where running text is not
     plain = re.sub(r"\b(?:Age|Ages|AGE|AGES)\b", lambda m: m.group(0).lower(), plain_letters(header))
     bare = strip_units(plain)
@@ -355,6 +379,7 @@ def uncertainty_header(header: str, previous: str) -> str | None:
 
 
 def names_analyte(label: str) -> bool:
+    label = _unmarked(label)
     bare = strip_units(plain_letters(label))
     if bare in SYMBOLS or re.fullmatch(OXIDE, bare):
         return True

@@ -75,6 +75,7 @@ from geo_assets.measurements.table_headers import (
     column_headers,
     names_analyte,
     own_header,
+    raised_mark,
     strip_units,
     uncertainty_header,
     unit_as_printed,
@@ -504,7 +505,11 @@ def _samples_as_columns(
     kept = kept or list(head)
     width = max(len(r) for r in [*head, *body])
     headers = column_headers(kept, width)
-    names = next((r for r in kept if SAMPLE_HEADER.search(plain_letters(r[label]))), kept[0])
+    # the row headed "Sample", else the one that prints the most identifiers ("Analysis: 8/IH/85"
+    # under "Biotite granite"), else the first
+    names = next((r for r in kept if SAMPLE_HEADER.search(plain_letters(r[label]))), None) or max(
+        kept, key=lambda r: sum(any(ch.isdigit() for ch in c) for j, c in enumerate(r) if j != label)
+    )
     described = [r for r in kept if r is not names]
     # per column, once: its sample (and footnote mark), what the other header rows say of it, and
     # its material ("Rock type" row)
@@ -612,6 +617,7 @@ def _free_text_row(text: str) -> list[TableValue]:
 
 def _cell(cell: str) -> tuple[float | None, float | None, str, str] | None:
     """(value, uncertainty, qualifier, footnote marks) of a cell, or None when it holds no value."""
+    cell, raised = raised_mark(cell)
     text = _LOOSE_SIGN.sub(r"\1", " ".join(plain_letters(cell).split()))
     if not text:
         return None
@@ -626,7 +632,7 @@ def _cell(cell: str) -> tuple[float | None, float | None, str, str] | None:
         match.group("qual") or "", match.group("qual") or ""
     )
     unc = match.group("unc") or match.group("unc_paren")
-    marks = match.group("marks") or ""
+    marks = (match.group("marks") or "") + raised
     if (match.group("more") or "").strip():  # "1780.78 ± 0.45 [2.39]": an ID-TIMS weighted mean
         marks = f"further uncertainties as printed: {' '.join(match.group('more').split())}"
     if match.group("plus"):  # "1555+28 −51": an asymmetric uncertainty, kept in the notes

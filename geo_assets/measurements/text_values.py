@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from geo_rag_runtime.measurements import INITIAL_EPSILON, INITIAL_RATIO, PRESENT_EPSILON
 from geo_rag_runtime.models import PRINTED_QUALIFIERS
+from geo_rag_runtime.text.readable import decimal_points
 
 __all__ = [
     "ELEMENT_SYMBOLS",
@@ -104,6 +105,7 @@ Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Th U""".split()  # noqa: SIM905 - a symbol
 ELEMENT_SYMBOLS = frozenset(SYMBOLS)
 # two-letter symbols first: regex alternation takes the first alternative that matches ("Sr", not "S")
 _ELEMENT = "(?:" + "|".join(sorted(SYMBOLS, key=len, reverse=True)) + ")"
+_TWO_LETTER = "(?:" + "|".join(s for s in SYMBOLS if len(s) == 2) + ")"
 # total iron as Fe2O3 or FeO is printed "Fe2O3T", "Fe2O3(T)", "Fe2O3tot" (stored as "Fe2O3T", see
 # oxide_name); FeO* keeps its star
 OXIDE = (
@@ -156,6 +158,16 @@ _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(rf"(?<![A-Za-z0-9/]){_ELEMENT}(?=\s*(?:=|of|contents?|concentrations?)\s*[~∼<>≈]?\s*\d)"),
+        "element",
+    ),
+    # an element with its concentration in brackets: "high Rb (590–1250 ppm), Ga (45–55 ppm; Table 1)",
+    # "F (0.60–1.40%)" (a concentration unit inside, so "Li (2005)", a citation, is none; of the
+    # one-letter symbols only F, U and Y, so "Model B (20%)" names no boron)
+    (
+        re.compile(
+            rf"(?<![A-Za-z0-9/])(?:{_TWO_LETTER}|[FUY])(?=\s*\(\s*[~∼<>≈]?\s*\d[\d.,\s–\-−<>~∼]*"
+            r"(?:ppm|ppb|wt\.?\s?%|%|[μµ]g/g|g/t)(?![A-Za-z]))"
+        ),
         "element",
     ),
     # the element a concentration printed before it is of: "200 ppm Sr", "0.5 wt% Cl", "1.6 g/t Au" (not
@@ -406,7 +418,7 @@ _GLUED_END_MEMBER = re.compile(rf"(?<![A-Za-z]){END_MEMBER}$")
 
 
 def plain_letters(text: str) -> str:
-    """Mathematical letters (𝑇𝑝, 𝑃) as plain ones, character by character so offsets stay valid; a
+    """Mathematical letters (𝑇𝑝, 𝑃) as plain ones and middle-dot decimal points as "." ("66·0"), character by character so offsets stay valid; a
     variation selector (U+FE00–FE0F, "√︁2" as LaTeX's fonts write it) as a space, so "√" still
     reads as the operator before its number."""
     out = []
@@ -416,7 +428,7 @@ def plain_letters(text: str) -> str:
             continue
         folded = unicodedata.normalize("NFKC", ch)
         out.append(folded if len(folded) == 1 else ch)
-    return "".join(out)
+    return decimal_points("".join(out))
 
 
 def extract_text_values(text: str) -> list[TextValue]:

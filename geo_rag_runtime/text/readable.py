@@ -18,6 +18,9 @@ Unicode policy, decided per character class because blanket NFKC would rewrite n
 * U+2010 HYPHEN and U+2011 NON-BREAKING HYPHEN (Wiley's "newly‐discovered") become "-".
   U+2212 MINUS SIGN becomes "-" as well: the value is unchanged and users type hyphen-minus.
   En and em dashes stay (U–Pb, Re–Os, 410–415 Ma are written that way); ‰, ±, °, ×, ′ stay.
+* A middle dot between digits is a decimal point (Journal of Petrology and other Oxford and
+  Cambridge journals print "SiO2 66·0", "0·60–1·40 %") and becomes ".", as the minus sign becomes
+  "-"; a hydrate's dot stays (CaSO4·2H2O: a letter follows its digits).
 * Lone surrogates (broken PDF font maps) become U+FFFD, so the text can be encoded and hashed.
 * Removed: soft hyphens, zero-width and bidi format characters, C0/C1 control characters (tab and
   the odd spaces NBSP, thin, hair, figure, narrow NBSP ... become one ordinary space).
@@ -37,6 +40,7 @@ import simplemma
 __all__ = [
     "clean_text",
     "normalize_chars",
+    "decimal_points",
     "dehyphenate",
     "strip_repeated_lines",
     "is_boilerplate",
@@ -96,6 +100,14 @@ def _char_table() -> dict[int, str | None]:
 
 
 _SOFT_HYPHEN_BREAK = re.compile("\u00ad[ \t]*\r?\n[ \t]*")
+# a middle dot (or bullet operator) between digits whose digits after it end the number (a footnote
+# mark may follow): "66·0", "0·60–1·40", "1·07a"; not "CaSO4·2H2O"
+_DECIMAL_DOT = re.compile(r"(?<=\d)[\u00b7\u2219](?=\d+[a-f*\u2020\u2021]?(?![A-Za-z\d]))")
+
+
+def decimal_points(text: str) -> str:
+    """A middle-dot decimal point ("66·0") as ".", character for character (offsets stay valid)."""
+    return _DECIMAL_DOT.sub(".", text) if "\u00b7" in text or "\u2219" in text else text
 
 
 def normalize_chars(text: str) -> str:
@@ -107,7 +119,7 @@ def normalize_chars(text: str) -> str:
     if "\u00ad" in text:  # a soft hyphen at a line end joins the word halves
         text = _SOFT_HYPHEN_BREAK.sub("", text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text.translate(_char_table())
+    return decimal_points(text.translate(_char_table()))
 
 
 # "frac-\ntionation", and pypdf's "estima -\ntion" (a space before the hyphen)

@@ -994,3 +994,20 @@ def test_respectively_over_a_list_with_a_name_that_is_no_analyte() -> None:
     assert [(v.analyte, v.value, v.value_max) for v in rows] == [("MSWD", 0.25, 1.5)]
     both = extract_text_values("SiO2 and MgO contents of 52 and 8 wt.%, respectively.")
     assert [(v.analyte, v.value) for v in both] == [("SiO2", 52.0), ("MgO", 8.0)]
+
+
+def test_an_element_with_its_concentration_in_brackets_and_middle_dot_decimals() -> None:
+    """ "high F (0·60–1·40%), Li (42–590 ppm), Rb (590–1250 ppm)": the element names its bracketed
+    concentration (Journal of Petrology's middle dots read as decimal points). Before, the element
+    was not found and every range went to the "SiO2" of "high-SiO2 granite" earlier in the sentence;
+    an author–year citation ("Li (2005)") and a one-letter label ("Model B (20%)") name none."""
+    text = (
+        "This peraluminous high-SiO2 granite is characterized by high F (0·60–1·40%), Li (42–590 ppm), "
+        "Rb (590–1250 ppm), Ga (45–55 ppm; Table 1) and low MgO (<0·01–0·06 wt %)."
+    )
+    found = [(v.analyte, v.value, v.value_max, v.unit) for v in extract_text_values(text)]
+    assert found == [
+        ("F", 0.6, 1.4, "%"), ("Li", 42, 590, "ppm"), ("Rb", 590, 1250, "ppm"), ("Ga", 45, 55, "ppm"),
+        ("MgO", 0.01, 0.06, "wt.%"),
+    ]  # fmt: skip
+    assert extract_text_values("as shown by Li (2005), Model B (20%) fits better") == []

@@ -117,6 +117,38 @@ def test_raised_mass_numbers_over_lines_make_one_ratio() -> None:
     }  # fmt: skip
 
 
+def test_a_journal_of_petrology_table_with_middle_dot_decimals_and_raised_method_marks() -> None:
+    """Journal of Petrology (and other Oxford and Cambridge journals) print decimal points as middle
+    dots ("66·0") and mark an element's analytical method, or a value's source, with raised digits
+    ("Be¹", "77·1¹": ¹ICP, ²NA, ³ICP-MS); the samples are the columns, their identifiers under a row
+    of rock names. Before, no middle-dot number was a number, so the row labels were lost and the
+    first column of values was read as the analytes ("1/IH/85 73·9 …"); a raised mark was the value's
+    last digit (77.11); the rock names were the samples."""
+    big = FakePage(
+        _line(
+            40, ("Table", 40), ("1:", 70), ("Chemical", 85), ("analyses", 130), ("of", 175), ("granites", 190)
+        )
+        + _line(60, ("Biotite", 110), ("granite", 150), ("Topaz", 210))
+        + _line(72, ("Analysis:", 40), ("309/PL/IH", 110), ("11/IH/96", 160), ("5/IH/85", 210))
+        + _line(90, ("SiO2", 40), ("72·92", 110), ("74·5", 160), ("75·4", 210))
+        + _line(102, ("Be", 40), ("n.a.", 110), ("7", 160), ("4", 210))
+        + _line(114, ("La", 40), ("77·1", 110), ("158", 160), ("49·2", 210))
+    )
+    raised = FakePage(  # touching the word before it, its baseline 4 pt above that word's
+        [("1", 50, 100), ("3", 50, 112), ("1", 130, 112)], size=6.0, pitch=3.5
+    )
+    big.chars += raised.chars
+    (table,) = page_word_tables(big, 1)
+    assert ["Be¹", "n.a.", "7", "4"] in table.rows and ["La³", "77·1¹", "158", "49·2"] in table.rows
+    values = {(v.sample, v.analyte): v for v in extract_table_values(table.rows, table.caption)}
+    assert values["309/PL/IH", "SiO2"].value == 72.92 and values["309/PL/IH", "SiO2"].printed == "72·92"
+    assert values["11/IH/96", "Be"].value == 7 and values["309/PL/IH", "Be"].qualifier == "nd"
+    assert values["309/PL/IH", "La"].value == 77.1
+    assert "footnote mark '1'" in values["309/PL/IH", "La"].notes
+    assert values["5/IH/85", "La"].value == 49.2
+    assert {sample for sample, _ in values} == {"309/PL/IH", "11/IH/96", "5/IH/85"}
+
+
 # --------------------------------------------------------------------------- what cells mean
 
 

@@ -204,3 +204,12 @@ def test_boilerplate(line: str) -> None:
 )
 def test_not_boilerplate(line: str) -> None:
     assert not is_boilerplate(line)
+
+
+def test_a_middle_dot_between_digits_is_a_decimal_point_but_a_hydrate_s_dot_stays() -> None:
+    """Journal of Petrology prints "66·0" and "0·60–1·40%"; the value is a number like any other, as
+    U+2212 becomes "-". A hydrate's dot (CaSO4·2H2O) and a unit's (mg·L-1) are no decimal points."""
+    assert normalize_chars("SiO2 66·0, F 0·60–1·40%, 1·07a") == "SiO2 66.0, F 0.60–1.40%, 1.07a"
+    assert normalize_chars("gypsum CaSO4·2H2O and Na2SO4·10H2O in mg·L-1") == (
+        "gypsum CaSO4·2H2O and Na2SO4·10H2O in mg·L-1"
+    )

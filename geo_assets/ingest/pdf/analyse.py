@@ -32,6 +32,7 @@ from geo_assets.ingest.pdf.running_heads import drop_running_heads
 from geo_assets.ingest.pdf.tables import PageTable, page_tables
 from geo_assets.ingest.pdf.word_tables import WordTable, page_word_tables, reading_view, turn_box
 from geo_rag_runtime.errors import PdfError
+from geo_rag_runtime.text.readable import decimal_points
 
 log = logging.getLogger(__name__)
 _NUMBER = re.compile(r"^[<>±]?[+\-\u2212]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)")
@@ -65,7 +66,7 @@ def _word_tables(page: Any, number: int, source: str, before: list[WordTable]) -
 
 
 def _numbers(table: PageTable) -> int:
-    return sum(bool(_NUMBER.match(cell.strip())) for row in table.rows for cell in row)
+    return sum(bool(_NUMBER.match(decimal_points(cell.strip()))) for row in table.rows for cell in row)
 
 
 def _best_grids(tables: list[PageTable]) -> list[PageTable]:

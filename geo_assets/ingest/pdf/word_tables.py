@@ -64,13 +64,15 @@ from typing import Any
 from pdfplumber.utils import extract_words
 
 from geo_assets.ingest.table_cells import marks_row
+from geo_rag_runtime.text.readable import decimal_points
 
 __all__ = ["WordTable", "page_word_tables", "reading_view", "turn_box"]
 
 _NUMBER = re.compile(
     r"^[(<>≤≥~±]?[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][+\-\u2212]?\d+)?"
-    r"[)%]?[a-f*†‡§]?$"
+    r"[)%]?(?:[a-f*†‡§]|[⁰¹²³⁴-⁹]{1,2})?$"
 )
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _CAPTION = re.compile(r"^(?:Table|TABLE)\s*(?P<num>(?:DR|SI|[A-Z]?S?)\d{1,3}[a-z]?)(?P<after>[.:|—–-].*|)$")
 _MAX_HEADER = 12
 _MAX_GAP_LINES = 3
@@ -139,7 +141,7 @@ class WordTable:
 
 
 def is_number(text: str) -> bool:
-    return bool(_NUMBER.match(text.replace("\u2009", "")))
+    return bool(_NUMBER.match(decimal_points(text).replace("\u2009", "")))
 
 
 def _words_of(raw: list[dict[str, Any]]) -> list[_Word]:
@@ -315,7 +317,17 @@ def _glue(words: list[_Word]) -> list[_Word]:
         if out and word.x0 - out[-1].x1 < 0.6 and (differ or small_end):
             small_end = word.size < 0.85 * out[-1].size
             last = out[-1]
-            out[-1] = _Word(last.text + word.text, last.x0, max(last.x1, word.x1), min(last.top, word.top),
+            text = word.text
+            if (
+                small_end
+                and text.isdigit()
+                and len(text) <= 2
+                and word.bottom < last.bottom - 0.15 * last.size
+            ):
+                # raised digits after a value or a name ("161·2¹", "Be¹": a footnote mark, often the
+                # analytical method) printed as superscripts, so they are not read as its last digits
+                text = text.translate(_SUPERSCRIPT)
+            out[-1] = _Word(last.text + text, last.x0, max(last.x1, word.x1), min(last.top, word.top),
                             max(last.bottom, word.bottom), max(last.size, word.size))  # fmt: skip
         else:
             small_end = False
