@@ -161,12 +161,13 @@ _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
         "element",
     ),
     # an element with its concentration in brackets: "high Rb (590–1250 ppm), Ga (45–55 ppm; Table 1)",
-    # "F (0.60–1.40%)" (a concentration unit inside, so "Li (2005)", a citation, is none; of the
+    # "F (0.60–1.40%)" (the bracket holds the concentration alone, so "Li (2005)", a citation, and
+    # "Ta (50% condensation temperatures …)" are none; of the
     # one-letter symbols only F, U and Y, so "Model B (20%)" names no boron)
     (
         re.compile(
             rf"(?<![A-Za-z0-9/])(?:{_TWO_LETTER}|[FUY])(?=\s*\(\s*[~∼<>≈]?\s*\d[\d.,\s–\-−<>~∼]*"
-            r"(?:ppm|ppb|wt\.?\s?%|%|[μµ]g/g|g/t)(?![A-Za-z]))"
+            r"(?:ppm|ppb|wt\.?\s?%|%|[μµ]g/g|g/t)\s*[);,])"
         ),
         "element",
     ),

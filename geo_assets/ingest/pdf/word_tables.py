@@ -312,25 +312,28 @@ def _glue(words: list[_Word]) -> list[_Word]:
     become one word."""
     out: list[_Word] = []
     small_end = False  # the last word ends in a small glyph ("s[" + "4" …): what touches it joins too
+    raised = ""  # the raised digits the last word ends in, printed as superscripts
     for word in words:
         differ = bool(out) and (word.size < 0.85 * out[-1].size or out[-1].size < 0.85 * word.size)
         if out and word.x0 - out[-1].x1 < 0.6 and (differ or small_end):
             small_end = word.size < 0.85 * out[-1].size
             last = out[-1]
-            text = word.text
+            head, text = last.text, word.text
+            if raised:  # a word follows the raised digits: a mass number ("4He/³" + "He"), plain again
+                head, raised = head[: -len(raised)] + raised, ""
             if (
                 small_end
                 and text.isdigit()
                 and len(text) <= 2
                 and word.bottom < last.bottom - 0.15 * last.size
             ):
-                # raised digits after a value or a name ("161·2¹", "Be¹": a footnote mark, often the
+                # raised digits that end a value or a name ("161·2¹", "Be¹": a footnote mark, often the
                 # analytical method) printed as superscripts, so they are not read as its last digits
-                text = text.translate(_SUPERSCRIPT)
-            out[-1] = _Word(last.text + text, last.x0, max(last.x1, word.x1), min(last.top, word.top),
+                raised, text = text, text.translate(_SUPERSCRIPT)
+            out[-1] = _Word(head + text, last.x0, max(last.x1, word.x1), min(last.top, word.top),
                             max(last.bottom, word.bottom), max(last.size, word.size))  # fmt: skip
         else:
-            small_end = False
+            small_end, raised = False, ""
             out.append(word)
     return out
 
