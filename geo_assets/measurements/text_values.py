@@ -127,7 +127,14 @@ _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"ln\s*[\(\[]\s*{_ISO}\s*/\s*{_ISO}\s*[\)\]]"), "ln"),
     (re.compile(rf"{_ISO}\s*/\s*{_ISO}"), "ratio"),
     (re.compile(rf"\[?\(\s*(?:{_ELEMENT})\s*/\s*(?:{_ELEMENT})\s*\)\s*[NnCc](?:\b|(?=\W))"), "normalized"),
-    (re.compile(r"Eu\s*/\s*Eu\s*\*"), "Eu/Eu*"),
+    # the same ratio with the normalisation on each element: "LaN/YbN", "Lacn/Ybcn" (not "Eu_N/Eu*_N")
+    (
+        re.compile(
+            rf"(?<![A-Za-z0-9])(?!Eu\s*[Nn]\s*/\s*Eu)({_ELEMENT})\s*([Nn]|cn|CN)\s*/\s*({_ELEMENT})\s*\2(?![a-z])"
+        ),
+        "normalized",
+    ),
+    (re.compile(r"Eu\s*[Nn]?\s*/\s*Eu\s*\*\s*[Nn]?(?![a-z])|Eu\s*/\s*Eu\s*\*"), "Eu/Eu*"),
     (re.compile(r"Fe\s*(?:\+3|3\+)\s*/\s*ΣFe"), "Fe3+/ΣFe"),
     (re.compile(r"Fe\s*(?:\+2|2\+)\s*/\s*ΣFe"), "Fe2+/ΣFe"),
     (re.compile(rf"(?:{OXIDE}|{_ELEMENT})\s*/\s*(?:{OXIDE}|{_ELEMENT})(?![a-z])"), "ratio"),
@@ -283,12 +290,14 @@ def _canonical(match: re.Match[str], kind: str) -> str:
         return "ln(" + text[2:].strip("()[]") + ")"
     if kind == "normalized":
         inner = re.search(r"\((.+?)\)\s*([NnCc])", text)
+        if inner is None and match.lastindex == 3:  # "LaN/YbN"
+            return f"({match.group(1)}/{match.group(3)})N"
         return f"({inner.group(1)}){inner.group(2).upper()}" if inner else text
     if kind == "epsilon":
         return "ε" + re.sub(r"^[εԑϵ]", "", text).split("(")[0]
     if kind == "delta":
         return "δ" + text[1:] if text[0] == "δ" else text
-    if kind in {"MSWD", "Tp", "Tex", "melt fraction", "T", "P", "age", "Fe3+/ΣFe", "Fe2+/ΣFe"}:
+    if kind in {"MSWD", "Tp", "Tex", "melt fraction", "T", "P", "age", "Fe3+/ΣFe", "Fe2+/ΣFe", "Eu/Eu*"}:
         return kind
     return oxide_name(text) if kind == "oxide" else text
 

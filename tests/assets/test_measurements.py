@@ -1011,3 +1011,15 @@ def test_an_element_with_its_concentration_in_brackets_and_middle_dot_decimals()
         ("MgO", 0.01, 0.06, "wt.%"),
     ]  # fmt: skip
     assert extract_text_values("as shown by Li (2005), Model B (20%) fits better") == []
+
+
+def test_a_normalised_ratio_printed_with_the_normalisation_on_each_element() -> None:
+    """ "LaN/YbN" and "EuN/Eu*N" (each element's chondrite normalisation printed on it) are the
+    ratios "(La/Yb)N" and "Eu/Eu*". Before, "LaN/YbN" was stored as a ratio named "N/Yb"."""
+    text = "(LaN/YbN = 0·89–1·65) and a negative Eu anomaly (EuN/Eu*N = 0·02–0·07); LaCN/YbCN of 5–9"
+    found = [(v.analyte, v.value, v.value_max, v.unit) for v in extract_text_values(text)]
+    assert found == [
+        ("(La/Yb)N", 0.89, 1.65, "ratio"),
+        ("Eu/Eu*", 0.02, 0.07, "ratio"),
+        ("(La/Yb)N", 5, 9, "ratio"),
+    ]
