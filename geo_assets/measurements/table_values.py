@@ -95,6 +95,9 @@ _CELL = re.compile(
     r"|\+\s*(?P<plus>\d+(?:\.\d+)?)\s*(?:[−\-–]\s*(?P<minus>\d+(?:\.\d+)?))?)?\s*"
     r"(?P<marks>[a-f*†‡§]{0,2})$"
 )
+_DISCORDANCE = re.compile(
+    r"^(?:disc(?:ordance|ord\.?|\.)?|%\s*disc(?:ordance|\.)?)\s*(?:\(?%\)?)?$", re.IGNORECASE
+)
 _BDL = re.compile(r"^(?:b\.?\s?d\.?\s?l\.?|bdl|<\s?(?:LOD|LOQ|DL|d\.l\.))$", re.IGNORECASE)
 _ND = re.compile(r"^(?:n\.?\s?d\.?|n\.?\s?a\.?|–|—|-|\u2212)$", re.IGNORECASE)
 
@@ -267,7 +270,10 @@ def extract_table_values(
         if (i - 1) in uncertainty_of and uncertainty_header(header, "") is not None:
             continue  # a second uncertainty ("int. unc.", then "tot. unc."): the first one is kept
         level = uncertainty_header(header, headers[i - 1]) if (i - 1) in columns else None
-        bottom = plain_letters(rows[n_header - 1][i]).strip()
+        # the column's own header under its group header ("±2σ" over a units line "(Ma)" or none)
+        bottom = plain_letters(rows[n_header - 1][i]).strip() or plain_letters(
+            own_header(rows[1:n_header], i)
+        )
         if level is None and (i - 1) in columns and n_header > 1 and not wrapped_tail(bottom):
             # "±2s" under a group header ("Isotopic Ratios and 2s (%) Errors") that the merge joined to it
             level = uncertainty_header(bottom, headers[i - 1])
@@ -294,6 +300,10 @@ def extract_table_values(
             condition[i] = setting
             # the quantity the caption names ("β in %"), else the header as printed, with no unit
             columns[i] = (quantity[0], "other", quantity[1]) if quantity else (setting, "other", "")
+            continue
+        if _DISCORDANCE.match(plain_letters(own or header).strip()):
+            # "Disc %" under a group header "Reported age": the discordance, not an age
+            columns[i] = ("discordance", "other", "%" if "%" in (own or header) else "")
             continue
         named = analyte_of(header, caption_units)
         if named is None:

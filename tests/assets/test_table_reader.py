@@ -149,6 +149,50 @@ def test_a_journal_of_petrology_table_with_middle_dot_decimals_and_raised_method
     assert {sample for sample, _ in values} == {"309/PL/IH", "11/IH/96", "5/IH/85"}
 
 
+def test_an_elsevier_u_pb_table_with_its_caption_alone_on_a_line_and_a_wrapped_group_header() -> None:
+    """Elsevier sets "Table 3" alone on its line and the title under it; the group header "Reported
+    age" wraps onto a second line ("(see text for details)"), and a units line ("(pluton)", "(Ma)")
+    stands under the column names. Before, the word reader found no caption (the table's cells came
+    from the line-fragment finder, three merged columns, and no row was read: 0 rows from a
+    whole-rock, an Sm–Nd and a U–Pb table of a Lithos paper); the units line was taken for the names
+    the group headers stand over, so no "±2σ" column was an uncertainty; "Disc %" under "Reported
+    age" was an age."""
+    x = [20, 60, 120, 180, 240, 300, 380, 440, 500, 560, 640, 680, 730]
+    names = ["Anal.", "Sample", "206Pb/238U", "±2σ", "207Pb/206Pb", "±2σ", "206Pb/238U", "±2σ", "207Pb/206Pb",
+             "±2σ", "Age", "±2σ", "Disc %"]  # fmt: skip
+    data = [["z1", "ZR-1", "0.0737", "1.98", "0.0556", "2.02", "459", "9", "434", "46", "458", "8", "−5.8"],
+            ["z2", "ZR-1", "0.0740", "1.86", "0.0575", "3.14", "460", "8", "508", "68", "459", "8", "9.4"],
+            ["z3", "ZR-2", "0.0754", "1.40", "0.0569", "2.26", "469", "6", "488", "49", "469", "6", "3.9"]]  # fmt: skip
+    page = FakePage(
+        _line(40, ("Table", 20), ("3", 50))
+        + _line(49, ("LA-ICP-MS", 20), ("U–Pb", 70), ("results.", 95))
+        + _line(62, ("Isotopic ratios and 2σ (%) errors", 120), ("Ages and 2σ absolute errors (Ma)", 380),
+                ("Reported age", 640))
+        + _line(71, ("(see text for details)", 640))
+        + _line(84, *zip(names, x, strict=True))
+        + _line(93, ("(pluton)", 60), ("(Ma)", 640))
+        + [w for k, row in enumerate(data) for w in _line(108 + 12 * k, *zip(row, x, strict=True))]
+    )  # fmt: skip
+    page.width = 900.0
+    (table,) = page_word_tables(page, 1)
+    assert table.label == "Table 3"
+    values = {(v.row, v.column.split()[-1] if v.analyte != "age" else v.column, v.analyte): v
+              for v in extract_table_values(table.rows, table.caption)}  # fmt: skip
+    ratio = next(
+        v for (row, _, analyte), v in values.items() if row.startswith("z1") and analyte == "206Pb/238U"
+    )
+    assert (ratio.value, ratio.uncertainty, ratio.uncertainty_level) == (0.0737, 1.98, "2σ")
+    assert "relative uncertainty (%)" in ratio.notes
+    ages = sorted((v.value, v.uncertainty) for (row, _, analyte), v in values.items()
+                  if row.startswith("z1") and analyte == "age")  # fmt: skip
+    assert ages == [(434, 46), (458, 8), (459, 9)]
+    disc = next(
+        v for (row, _, analyte), v in values.items() if row.startswith("z1") and analyte == "discordance"
+    )
+    assert (disc.value, disc.unit) == (-5.8, "%")
+    assert {v.sample for v in values.values()} == {"ZR-1", "ZR-2"}
+
+
 # --------------------------------------------------------------------------- what cells mean
 
 

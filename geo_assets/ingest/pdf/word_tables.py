@@ -358,12 +358,16 @@ def _is_prose(line: _Line, span: float) -> bool:
 def _captions(lines: list[_Line]) -> list[tuple[_Line, int, str]]:
     """(line, index of the caption's first word, label) for each "Table N" caption."""
     out = []
-    for line in lines:
+    for k, line in enumerate(lines):
         for i, word in enumerate(line.words):
             joined = " ".join(w.text for w in line.words[i : i + 2])
             match = _CAPTION.match(word.text) or _CAPTION.match(joined)
             first = i == 0 or word.x0 - line.words[i - 1].x1 > 4
             titled = i + 1 < len(line.words) and line.words[i + 1].text[:1].isupper()
+            if match and i == 0 and match.end() == len(line.text) and k + 1 < len(lines):
+                # "Table 1" alone on its line, its title on the next (Elsevier)
+                below = lines[k + 1]
+                titled = below.top - line.bottom < line.bottom - line.top and below.text[:1].isupper()
             if match and first and (match.group("after") or titled):
                 out.append((line, i, f"Table {match.group('num')}"))
                 break
@@ -730,6 +734,22 @@ def _group_header(line: _Line, columns: list[tuple[float, float]], bottom: list[
     return cells
 
 
+def _over(line: _Line, a: float, b: float) -> bool:
+    return any(min(b, w.x1) > max(a, w.x0) for w in line.words)
+
+
+def _wraps_group(line: _Line, columns: list[tuple[float, float]], grouped: list[str]) -> bool:
+    """Whether a header line is the second line of one group header: one phrase over two or more
+    columns, all of them under the same group."""
+    under = [i for i, (a, b) in enumerate(columns) if _over(line, a, b)]
+    return (
+        len(_phrases(line)) == 1
+        and len(under) >= 2
+        and bool(grouped[under[0]])
+        and all(grouped[i] == grouped[under[0]] for i in under)
+    )
+
+
 def _phrases(line: _Line, ems: float = 2.0) -> list[list[_Word]]:
     """The line's runs of words, split where the gap between two words is wider than ``ems`` ems."""
     out: list[list[_Word]] = [[line.words[0]]] if line.words else []
@@ -843,9 +863,21 @@ def _grid(label: str, page: int, header: list[_Line], body: list[_Line], caption
         _put(cells, line.words, columns)
         rows.append(cells)
     if len(header) > 1:
-        # the bottom header row: the last one that is not footnote marks ("(a) (b) (c)" under the heads)
-        bottom = next((r for r in reversed(rows[1 : len(header)]) if not marks_row(r)), rows[len(header) - 1])
-        rows[0] = _group_header(header[0], columns, bottom) or rows[0]
+        # the bottom header row: of those under the top line that are not footnote marks ("(a) (b) (c)"
+        # under the heads), the one that heads the most columns (not a short "(pluton) [s]" units line
+        # under the names)
+        under = [r for r in rows[1 : len(header)] if not marks_row(r)] or [rows[len(header) - 1]]
+        bottom = max(reversed(under), key=lambda r: sum(bool(c.strip()) for c in r))
+        grouped = _group_header(header[0], columns, bottom)
+        if grouped is not None:
+            rows[0] = grouped
+            for k in range(1, len(header)):
+                if rows[k] is not bottom and _wraps_group(header[k], columns, rows[0]):
+                    # "(see text for details)" under "Reported age": the group header's second line
+                    first = next(i for i, (a, b) in enumerate(columns) if _over(header[k], a, b))
+                    group = rows[0][first]
+                    rows[0] = [f"{c} {header[k].text}" if c == group else c for c in rows[0]]
+                    rows[k] = [""] * len(columns)
     flat = [w for ln in header + body for w in ln.words]
     box = (
         min(w.x0 for w in flat),
