@@ -348,6 +348,7 @@ def extract_table_values(
     out: list[TableValue] = []
     section = ""  # the sample a section row names for the rows under it
     above = ""  # the last sample the sample column printed
+    run: set[str] = set()  # the samples of the data rows since the last sentence or section row
     # a label printed on several rows ("Testing Pressure" on rows 1–3 of a DataFrame) keeps the serial
     # number before it, or each row after the first would read as the same cells again
     label_rows = Counter(" ".join(r[label].split()) for r in body if r[label].strip())
@@ -360,6 +361,11 @@ def extract_table_values(
                 section = _section_sample(text, body, label)
             for found in said:
                 found.sample = section
+                if not section and len(run) == 1 and "" not in run:
+                    # "Concordia Age: 290.1 ± 1.4 Ma" under the analyses of one sample: that sample's
+                    found.sample = next(iter(run))
+                    found.notes.append("sample: the one of the analyses above it")
+            run = set()
             out += said
             continue
         repeated = label > 0 and label_rows[text] > 1 and _numeric(cells[0])  # text: the label cell
@@ -375,6 +381,8 @@ def extract_table_values(
         above = sample or above
         if section:  # the row label names a grain, fraction or spot of the section's sample
             sample, mark, text = section, "", f"{section} / {text}" if text else section
+        if any(_numeric(c) for j, c in enumerate(cells) if j not in labels_at):
+            run.add(sample)
         for i, (name, _kind, unit) in columns.items():
             value = _cell(cells[i])
             if value is None:

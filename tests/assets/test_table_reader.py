@@ -821,3 +821,21 @@ def test_a_capitalised_age_header_heads_ages() -> None:
     for header in ("Age (Ma)", "U-Pb Age (Ma)", "AGE (Ma)", "Crystallization age (Ma)"):
         rows = [["Sample", header], ["MU-01", "385"], ["MU-04", "380"], ["UL-12", "412"]]
         assert {(v.analyte, v.unit) for v in extract_table_values(rows)} == {("age", "Ma")}, header
+
+
+def test_a_sentence_row_under_one_sample_s_analyses_is_that_sample_s() -> None:
+    """ "Concordia Age: 290.1 ± 1.4 Ma" printed under the analyses of sample LD-1 (a U–Pb table
+    grouped by sample, no section row) is LD-1's age; under the analyses of two samples it is
+    nobody's. Before, no sentence row of such a table had a sample."""
+    rows = [
+        ["Pluton", "Sample", "Analysis", "206Pb/238U", "±2s", "Age (Ma)"],
+        ["Ponferrada", "LD-1", "oc13a11", "0.0454", "1.90", "286"],
+        ["Ponferrada", "LD-1", "oc12b13", "0.0456", "1.44", "287"],
+        ["Concordia Age: 290.1 ± 1.4 Ma", "", "", "", "", ""],
+        ["Linares", "LD-2", "oc22e07", "0.0469", "2.74", "296"],
+        ["Arcellana", "LD-3", "oc13e14", "0.0462", "1.60", "291"],
+        ["Concordia Age: 297.3 ± 1.8 Ma", "", "", "", "", ""],
+    ]
+    said = [v for v in extract_table_values(rows, "Table 1. LA-ICP-MS U-Pb results") if not v.column]
+    assert [(v.value, v.uncertainty, v.sample) for v in said] == [(290.1, 1.4, "LD-1"), (297.3, 1.8, "")]
+    assert said[0].notes == ["sample: the one of the analyses above it"]
