@@ -207,7 +207,9 @@ def paper_json(tei_xml: dict[str, Any], documents: DocumentStoreResource, home_w
 @dg.asset(
     partitions_def=papers_partitions,
     group_name="ingest",
-    code_version="clean-5",  # 5: pages below 0.9 (was 0.8) are filled in from the text layer
+    # 6: a middle-dot decimal point is "." ("66·0" → "66.0", as "−" → "-"); 5: pages below 0.9 (was
+    # 0.8) are filled in from the text layer
+    code_version="clean-6",
     check_specs=[dg.AssetCheckSpec("text_coverage", asset="cleaned_text")],
     description="Readable normalized text (ligatures, hyphenation, headers/footers and control "
     "characters removed; notation such as 87Sr/86Sr, δ18O, εNd, U(IV) kept) with section offsets, "
