@@ -839,3 +839,21 @@ def test_a_sentence_row_under_one_sample_s_analyses_is_that_sample_s() -> None:
     said = [v for v in extract_table_values(rows, "Table 1. LA-ICP-MS U-Pb results") if not v.column]
     assert [(v.value, v.uncertainty, v.sample) for v in said] == [(290.1, 1.4, "LD-1"), (297.3, 1.8, "")]
     assert said[0].notes == ["sample: the one of the analyses above it"]
+
+
+def test_a_grid_of_numbers_split_at_their_decimal_points_loses_to_the_whole_numbers() -> None:
+    """Two readers' grids of one captioned table compete on their number cells. A word grid whose
+    numbers are split at odd glyph spacing ("199 . 6", "− 20 . 7") counted each piece's digits as a
+    number and won over the line-fragment grid's whole numbers ("199.6 ± 3.6"): a palaeomagnetic table
+    of an EPSL paper lost all its 106 rows to 5 garbage ones when its "Table 1" caption, alone on its
+    line, became known to the word reader."""
+    from geo_assets.ingest.pdf.analyse import _best_grids
+    from geo_assets.ingest.pdf.tables import PageTable
+
+    split = PageTable("Table 1", 4, [["Code", "N", "D", "", "I", ""]] + [
+        [f"IL{k}", "7", "199 . 6", "3 . 5", "− 20 . 7", "6 . 4"] for k in range(1, 8)
+    ])  # fmt: skip
+    whole = PageTable("Table 1", 4, [["Code", "N", "D", "I"]] + [
+        [f"IL{k}", "7", "199.6 ± 3.5", "−20.7 ± 6.4"] for k in range(1, 8)
+    ])  # fmt: skip
+    assert _best_grids([split, whole]) == [whole]

@@ -65,8 +65,17 @@ def _word_tables(page: Any, number: int, source: str, before: list[WordTable]) -
         return []
 
 
+# a decimal point set apart from its digits ("199 . 6"): the reader split a number at odd glyph spacing
+_BROKEN_NUMBER = re.compile(r"\d\s+\.\s*\d|\d\s*\.\s+\d")
+
+
 def _numbers(table: PageTable) -> int:
-    return sum(bool(_NUMBER.match(decimal_points(cell.strip()))) for row in table.rows for cell in row)
+    """The cells that hold a number (not a number split at its decimal point, "199 . 6")."""
+    return sum(
+        bool(_NUMBER.match(decimal_points(cell.strip()))) and not _BROKEN_NUMBER.search(cell)
+        for row in table.rows
+        for cell in row
+    )
 
 
 def _best_grids(tables: list[PageTable]) -> list[PageTable]:
