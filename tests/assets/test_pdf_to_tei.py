@@ -593,6 +593,41 @@ def test_an_elsevier_abstract_beside_its_article_info_box_is_read_whole(tmp_path
     assert paper.sections[0].heading == "Introduction"
 
 
+def test_a_plain_table_caption_alone_on_its_line_and_rows_with_dashes_keep_their_cells(
+    tmp_path: Path,
+) -> None:
+    """A whole-rock table under a plain "Table 9" alone on its line (not bold, no smaller type, its
+    title on the next line: no caption to the line parser), with rows whose unmeasured values print
+    as "n.d." or dashes. Before, once the word reader knew the caption, the table had no caption entry and its
+    cells were in no part of the TEI; and a row with three dashes ("— — —") was no data line, so it was read as
+    a section row naming "GR50d", whose sample the next rows took (GR50e's values stored as GR50d's)."""
+    from tests.assets.paper_builders import pages_pdf, text_lines
+
+    x = [72.0, 125.0, 170.0, 215.0, 260.0, 305.0, 350.0, 395.0, 450.0]
+    table = [["Sample", "TiO2", "MgO", "Ni", "Nb", "Nd", "Yb", "Affinity", "Comment"],
+             ["GR47b", "1.41", "6.6", "81", "10.6", "12.3", "2.87", "MORB", ""],
+             ["GR50d", "1.52", "5.69", "56", "n.d.", "n.d.", "n.d.", "IAB", "Mg loss?"],
+             ["GR50e", "1.56", "5.6", "66", "9.38", "13.1", "3.31", "MORB", ""],
+             ["GR51a", "1.18", "7.22", "104", "6.87", "9.5", "2.17", "IAB", ""]]  # fmt: skip
+    page = [
+        (60.0, 16.0, [(72.0, "Tectonic Discrimination of Basalts")]),
+        (100.0, 10.0, [(72.0, "**1. Introduction")]),
+        *text_lines(116.0, 13.0, 10.0, STRAIN_TEXT * 3),
+        (250.0, 10.0, [(72.0, "Table 9")]),
+        (263.0, 10.0, [(72.0, "Summary of geochemical analyses of Triassic basalts of the Pindos Basin")]),
+        *[
+            (285.0 + 13.0 * k, 9.0, [(a, t) for a, t in zip(x, row, strict=True) if t])
+            for k, row in enumerate(table)
+        ],
+        *text_lines(380.0, 13.0, 10.0, STRAIN_TEXT * 3),
+    ]
+    paper = _parsed(pages_pdf(tmp_path / "table9.pdf", [page]))
+    (caption,) = [c for c in paper.captions if c.label == "Table 9"]
+    rows = [row[:8] for row in caption.rows]
+    assert ["GR50d", "1.52", "5.69", "56", "n.d.", "n.d.", "n.d.", "IAB"] in rows
+    assert ["GR50e", "1.56", "5.6", "66", "9.38", "13.1", "3.31", "MORB"] in rows
+
+
 def test_a_three_column_page_is_read_column_by_column(tmp_path: Path) -> None:
     """GSA Bulletin and Geology set three columns. Before, one gutter was found and the two columns on
     its other side were read line by line across each other ("… dating (DeGraaff-Surpless et less than

@@ -163,7 +163,7 @@ def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
     assemble(doc, build_blocks(kept, body_size), body_size, vocab, hyphenated)
     kept_grids = {id(t) for t in doc.tables}
     _trim_captions(doc, [t for t in worded if t.label])
-    _sideways_captions(doc, [t for t in worded if t.label and t.rotation and id(grids[id(t)]) in kept_grids])
+    _word_reader_captions(doc, [t for t in worded if t.label and id(grids[id(t)]) in kept_grids])
     _continued_captions(doc)
     _bare_captions(doc)
     return doc
@@ -249,9 +249,11 @@ def _bare_captions(doc: Document) -> None:
             doc.caption_coords.append(box_coords(table.page, *table.box))
 
 
-def _sideways_captions(doc: Document, tables: list[WordTable]) -> None:
-    """Captions of the tables set sideways: the line parser reads upright text only, so a landscape
-    table's caption is known only to the word reader (the table's box stands for its place)."""
+def _word_reader_captions(doc: Document, tables: list[WordTable]) -> None:
+    """Captions only the word reader found: a table set sideways (the line parser reads upright text
+    only), or a plain "Table 9" alone on its line over its title (no bold, no smaller size, no text
+    after the number, so no caption line to the line parser). Without a caption entry the TEI writer
+    has nothing to pair the table's cells with (the table's box stands for its place)."""
     labels = {label for kind, label, _text in doc.captions if kind == "table"}
     for table in tables:
         if table.label in labels:

@@ -73,6 +73,7 @@ _NUMBER = re.compile(
     r"[)%]?(?:[a-f*†‡§]|[⁰¹²³⁴-⁹]{1,2})?$"
 )
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+_NULL_CELL = re.compile(r"^(?:[—–-]|n\.?d\.?|n\.?a\.?|b\.?d\.?l\.?)$", re.IGNORECASE)
 _CAPTION = re.compile(r"^(?:Table|TABLE)\s*(?P<num>(?:DR|SI|[A-Z]?S?)\d{1,3}[a-z]?)(?P<after>[.:|—–-].*|)$")
 _MAX_HEADER = 12
 _MAX_GAP_LINES = 3
@@ -339,9 +340,13 @@ def _glue(words: list[_Word]) -> list[_Word]:
 
 
 def _is_data(line: _Line) -> bool:
+    """A line of at least two numbers that are half its words or more; a dash or "n.d." standing for
+    a value not measured counts with the numbers ("GR50d 1.52 5.69 56 18 176 — — — IAB MORB Mg loss?"
+    is a row of a whole-rock table, not a line of text)."""
     texts = [w.text for w in line.words]
     numbers = sum(is_number(t) for t in texts)
-    return numbers >= 2 and numbers >= 0.5 * len(texts)
+    nulls = sum(_NULL_CELL.match(t) is not None for t in texts)
+    return numbers >= 2 and numbers + nulls >= 0.5 * len(texts)
 
 
 def _is_prose(line: _Line, span: float) -> bool:
