@@ -739,6 +739,26 @@ def _group_header(line: _Line, columns: list[tuple[float, float]], bottom: list[
     return cells
 
 
+def _group_rows(rows: list[list[str]], header: list[_Line], columns: list[tuple[float, float]]) -> None:
+    """The header rows with the top line read as a group header, where it is one (:func:`_group_header`),
+    in place. The names it stands over are, of the header rows under it that are not footnote marks
+    ("(a) (b) (c)"), the one that heads the most columns (the lowest on a tie), not a short units line
+    under the names ("(pluton) [s]", "(Ma)"); a header line that is one phrase under one group is that
+    group header's second line ("(see text for details)" under "Reported age") and joins it."""
+    under = [r for r in rows[1 : len(header)] if not marks_row(r)] or [rows[len(header) - 1]]
+    bottom = max(reversed(under), key=lambda r: sum(bool(c.strip()) for c in r))
+    grouped = _group_header(header[0], columns, bottom)
+    if grouped is None:
+        return
+    rows[0] = grouped
+    for k in range(1, len(header)):
+        if rows[k] is not bottom and _wraps_group(header[k], columns, rows[0]):
+            first = next(i for i, (a, b) in enumerate(columns) if _over(header[k], a, b))
+            group = rows[0][first]
+            rows[0] = [f"{c} {header[k].text}" if c == group else c for c in rows[0]]
+            rows[k] = [""] * len(columns)
+
+
 def _over(line: _Line, a: float, b: float) -> bool:
     return any(min(b, w.x1) > max(a, w.x0) for w in line.words)
 
@@ -868,21 +888,7 @@ def _grid(label: str, page: int, header: list[_Line], body: list[_Line], caption
         _put(cells, line.words, columns)
         rows.append(cells)
     if len(header) > 1:
-        # the bottom header row: of those under the top line that are not footnote marks ("(a) (b) (c)"
-        # under the heads), the one that heads the most columns (not a short "(pluton) [s]" units line
-        # under the names)
-        under = [r for r in rows[1 : len(header)] if not marks_row(r)] or [rows[len(header) - 1]]
-        bottom = max(reversed(under), key=lambda r: sum(bool(c.strip()) for c in r))
-        grouped = _group_header(header[0], columns, bottom)
-        if grouped is not None:
-            rows[0] = grouped
-            for k in range(1, len(header)):
-                if rows[k] is not bottom and _wraps_group(header[k], columns, rows[0]):
-                    # "(see text for details)" under "Reported age": the group header's second line
-                    first = next(i for i, (a, b) in enumerate(columns) if _over(header[k], a, b))
-                    group = rows[0][first]
-                    rows[0] = [f"{c} {header[k].text}" if c == group else c for c in rows[0]]
-                    rows[k] = [""] * len(columns)
+        _group_rows(rows, header, columns)
     flat = [w for ln in header + body for w in ln.words]
     box = (
         min(w.x0 for w in flat),
