@@ -282,7 +282,6 @@ _TIME_UNIT = re.compile(r"[\[(]\s*(Ma|Ga|ka)\s*[\])]")
 # raised digits at the end of a cell or label ("161·2¹", "Be¹"): the word reader prints a footnote
 # mark set as a superscript (often the analytical method: "¹ICP; ²NA; ³ICP-MS") this way
 _RAISED_MARK = re.compile(r"(?<=[\w.·*)\]])([⁰¹²³⁴⁵⁶⁷⁸⁹]{1,2})$")
-_PLAIN_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 
 
 def raised_mark(text: str) -> tuple[str, str]:
@@ -291,7 +290,7 @@ def raised_mark(text: str) -> tuple[str, str]:
     match = _RAISED_MARK.search(text.rstrip())
     if match is None:
         return text, ""
-    return text.rstrip()[: match.start()], match.group(1).translate(_PLAIN_DIGITS)
+    return text.rstrip()[: match.start()], plain_letters(match.group(1))
 
 
 def _unmarked(label: str) -> str:

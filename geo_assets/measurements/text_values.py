@@ -428,9 +428,9 @@ _GLUED_END_MEMBER = re.compile(rf"(?<![A-Za-z]){END_MEMBER}$")
 
 
 def plain_letters(text: str) -> str:
-    """Mathematical letters (𝑇𝑝, 𝑃) as plain ones and middle-dot decimal points as "." ("66·0"), character by character so offsets stay valid; a
-    variation selector (U+FE00–FE0F, "√︁2" as LaTeX's fonts write it) as a space, so "√" still
-    reads as the operator before its number."""
+    """Mathematical letters (𝑇𝑝, 𝑃) as plain ones and middle-dot decimal points as "." ("66·0"),
+    character by character so offsets stay valid; a variation selector (U+FE00–FE0F, "√︁2" as LaTeX's
+    fonts write it) as a space, so "√" still reads as the operator before its number."""
     out = []
     for ch in text:
         if "\ufe00" <= ch <= "\ufe0f":
