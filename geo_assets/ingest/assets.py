@@ -60,6 +60,8 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     deps=[raw_pdf],
     group_name="ingest",
     kinds={"pdf", "xml"},
+    # 15: a bare table's row-label heading set between two header lines ("No. Sample") is part of its
+    # header, and column heads set wider apart than a phrase's words are no group header (parser 0.2.12);
     # 14: an abstract read line by line across Elsevier's article-info box goes on past its "Article
     # history:" and "Keywords:" lines, letter-spaced heads ("A B S T R A C T") are known heads, the
     # copyright or licence line under an abstract is no part of it; middle-dot decimal points are
@@ -75,7 +77,7 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     # open its body; 8: "Table DR1" captions, sample section rows, group headers set at their columns' left;
     # 7: tables carried onto the next page, bare tables' header lines; 6: tables without a caption,
     # group headers; 5: wide tables under a short caption
-    code_version="tei-14",
+    code_version="tei-15",
     pool="grobid",
     output_required=False,
     check_specs=[dg.AssetCheckSpec("tei_non_empty", asset="tei_xml")],

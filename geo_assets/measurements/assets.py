@@ -15,6 +15,10 @@ from geo_rag_runtime.vocab import vocabulary_version
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
+    # 22: cells under a blank row label, a repeated column header or a repeated label under another
+    # section row are kept apart, not dropped as repeats; "+2σ" (a lost "±"), "36Ar ± 1σ" over two
+    # columns and "2s" after an unread column are uncertainties; "Au" over "ppm" is Au in ppm, "21/20"
+    # a ratio; "eNd(t)", "Epsilon Nd" and "d18O" (no Greek letters) are εNd and δ18O;
     # 21: middle-dot decimal points ("66·0", Journal of Petrology), raised footnote marks after a cell
     # or an element ("77·1¹", "Be¹") no digits of it, an element with its concentration in brackets
     # ("Rb (590–1250 ppm)"), the header row of identifiers names a table's samples ("Analysis:");
@@ -39,7 +43,7 @@ from geo_rag_runtime.vocab import vocabulary_version
     # 14: a sparse top header line heads its own column only; a wrapped header's "error)" is no
     # uncertainty column; a continued page takes its first page's caption unit and is cited at its
     # own block; 13: a name before its bracketed value is its sample; ratio columns in Ma are ages
-    code_version=f"measurements-21+vocab.{vocabulary_version()}",
+    code_version=f"measurements-22+vocab.{vocabulary_version()}",
     pool="docstore",
     check_specs=[dg.AssetCheckSpec("rows_with_sample", asset="measurements")],
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "

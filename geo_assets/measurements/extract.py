@@ -177,7 +177,10 @@ def _table_rows(
             out.append(
                 Measurement(
                     measurement_id=contract.measurement_id(
-                        cleaned.paper_id, start, value.analyte, f"{label}|{value.row}|{value.column}"
+                        cleaned.paper_id,
+                        start,
+                        value.analyte,
+                        f"{label}|{value.row}|{value.column}" + (f"|{value.apart}" if value.apart else ""),
                     ),
                     **_shared(cleaned, value, holder),
                     source_type="table",

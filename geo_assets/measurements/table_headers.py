@@ -301,12 +301,19 @@ def _unmarked(label: str) -> str:
     return bare if mark and (plain in SYMBOLS or re.fullmatch(OXIDE, plain)) else label
 
 
+_NAME_OVER_UNIT = re.compile(r"^(?P<name>\S+)\s+(?P<unit>wt\.?\s?%|ppm|ppb|%|mol\.?\s?%)$")
+
+
 def analyte_of(header: str, caption_units: dict[str, str]) -> tuple[str, str, str] | None:
     """(analyte, kind, unit) a header names; None when it names none."""
     header = _unmarked(header)
     # "Age (Ma)", "U-Pb Age": a table's headers are capitalised where running text is not
     plain = re.sub(r"\b(?:Age|Ages|AGE|AGES)\b", lambda m: m.group(0).lower(), plain_letters(header))
     bare = strip_units(plain)
+    over = _NAME_OVER_UNIT.match(bare)
+    if over and (over["name"] in SYMBOLS or re.fullmatch(OXIDE, over["name"])):
+        # "Au" over "ppm", "Al" over "%": a name over its unit, a header of two lines
+        bare, plain = over["name"], f"{over['name']} ({over['unit']})"
     if bare in SYMBOLS or re.fullmatch(OXIDE, bare):  # a column headed "U [ppm]" or "SiO2"
         kind = "oxide" if bare not in SYMBOLS else "element"
         found = [AnalyteMention(oxide_name(bare) if kind == "oxide" else bare, kind, 0, len(bare))]
@@ -346,6 +353,9 @@ def wrapped_tail(cell: str) -> bool:
     return cell.count(")") > cell.count("(") or cell.count("]") > cell.count("[")
 
 
+_LOST_PLUS_MINUS = re.compile(rf"^\+\s*(?={_LEVEL}\b)")
+# "36Ar ± 1σ", "87Sr/86Sr ± 2SE (%)": a quantity with its uncertainty, printed over two columns
+WITH_UNCERTAINTY = re.compile(r"(?:±|\+/-)\s*(?P<level>[12]\s*(?:SE|SD|σ|s)(?![A-Za-z]))?", re.IGNORECASE)
 _UNCERTAINTY_MARK = re.compile(rf"±|\+/-|%|σ|\berr|\bunc|\b{_LEVEL}\b|\bRSD\b", re.IGNORECASE)
 
 
@@ -353,7 +363,8 @@ def uncertainty_header(header: str, previous: str) -> str | None:
     """The uncertainty level ("1σ", "2SE", or "") when ``header`` heads the uncertainty of the column
     before it ("±", "2σ", "% err", "1σ %", "s[t]", and s + the previous header's symbol: "sp" after
     "rp"); None otherwise."""
-    plain = plain_letters(header).strip()
+    # a "±" the font lost to "+" ("+2σ", "+ 1s"): a plus sign heads no quantity of its own
+    plain = _LOST_PLUS_MINUS.sub("±", plain_letters(header).strip())
     bare = re.sub(r"[\s()\[\]]", "", plain)
     prev = re.sub(r"[()\[\]]", "", plain_letters(previous).split()[-1]) if previous.split() else ""
     # what is left of "± 2σ", "% err", "1σ (%)", "2SE abs." without its uncertainty words
@@ -375,6 +386,17 @@ def uncertainty_header(header: str, previous: str) -> str | None:
     return (
         "1σ" if bare.startswith(("s", "σ")) and bare not in {"sd", "SD"} and not bare.startswith("se") else ""
     )
+
+
+def shared_uncertainty(header: str) -> str | None:
+    """The uncertainty level ("1σ", or "" when none is printed) when ``header`` names a quantity
+    with its uncertainty ("36Ar ± 1σ", "Age ± 2σ (Ma)"): printed over two columns, the second
+    column holds the uncertainty of the first. None when it prints no "±"."""
+    found = WITH_UNCERTAINTY.search(plain_letters(header))
+    if found is None or not plain_letters(header)[: found.start()].strip():
+        return None
+    level = re.sub(r"\s+", "", found.group("level") or "")
+    return level[:-1] + "σ" if level[-1:] in {"s", "S", "σ"} else level.upper()
 
 
 def names_analyte(label: str) -> bool:

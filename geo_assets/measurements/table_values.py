@@ -69,6 +69,7 @@ from geo_assets.measurements.table_headers import (
     PERCENT_CAPTION,
     SAMPLE_HEADER,
     UNCERTAINTY_ROW,
+    WITH_UNCERTAINTY,
     analyte_of,
     caption_column_units,
     caption_quantity,
@@ -76,6 +77,7 @@ from geo_assets.measurements.table_headers import (
     names_analyte,
     own_header,
     raised_mark,
+    shared_uncertainty,
     strip_units,
     uncertainty_header,
     unit_as_printed,
@@ -119,8 +121,14 @@ class TableValue:
     sample: str = ""  # the label cell of the column headed as samples (or a samples-as-columns header)
     value_max: float | None = None  # a range printed in a free-text row
     material: str = ""  # as printed in a column or header row headed "Rock type", "Lithology", "Mineral"
+    # what keeps the cell apart from another with the same row label and column header: the line of a
+    # row whose label cell is blank under the row it continues, the n-th column with that header
+    apart: str = ""
 
 
+# an isotope ratio written with its mass numbers only ("21/20", "238/43 (×10−3)"): a quantity, though
+# it prints no letter
+_MASS_RATIO = re.compile(r"^\d{1,3}\s*/\s*\d{1,3}(?:\s*[(\[][^()\[\]]*[)\]])?$")
 # a minus sign the text layer set apart from its number ("− 2.685"): one number
 _LOOSE_SIGN = re.compile(r"^([+\-\u2212])\s+(?=\d)")
 
@@ -274,9 +282,19 @@ def extract_table_values(
         bottom = plain_letters(rows[n_header - 1][i]).strip() or plain_letters(
             own_header(rows[1:n_header], i)
         )
-        if level is None and (i - 1) in columns and n_header > 1 and not wrapped_tail(bottom):
+        # "Al" over "%", "Cu" over "(%)": the element's unit, not the uncertainty of the column before
+        named_over = bottom.strip("() ") == "%" and names_analyte(re.sub(r"[\s(\[]*%[\s)\]]*$", "", header))
+        if (
+            level is None
+            and (i - 1) in columns
+            and n_header > 1
+            and not wrapped_tail(bottom)
+            and not named_over
+        ):
             # "±2s" under a group header ("Isotopic Ratios and 2s (%) Errors") that the merge joined to it
             level = uncertainty_header(bottom, headers[i - 1])
+        if level is None and (i - 1) in columns and header == headers[i - 1]:
+            level = shared_uncertainty(header)  # "36Ar ± 1σ" over the value's column and its uncertainty's
         if level is not None:
             uncertainty_of[i] = i - 1
             if level:
@@ -284,6 +302,8 @@ def extract_table_values(
             if _RELATIVE.search(header):
                 relative.add(i - 1)
             continue
+        if uncertainty_header(header, headers[i - 1]) is not None:
+            continue  # the uncertainty of a column not read ("2s" after "21/20"): no quantity either
         given = column_units.get(re.sub(r"\s+", "", plain_letters(header)))
         if given and given in KNOWN_UNITS and not unit_in(plain_letters(header)):
             header = f"{header} [{given}]"  # the caption's unit, as if the header printed it
@@ -308,7 +328,8 @@ def extract_table_values(
         named = analyte_of(header, caption_units)
         if named is None:
             plain = " ".join(plain_letters(header).split())
-            if NOT_QUANTITY.match(plain.strip(" .:")) or len(plain) > 90 or not re.search(r"[^\W\d]", plain):
+            wordless = not re.search(r"[^\W\d]", plain) and not _MASS_RATIO.match(plain)
+            if NOT_QUANTITY.match(plain.strip(" .:")) or len(plain) > 90 or wordless:
                 continue
             top = rows[0][i].strip()
             grouped = (
@@ -319,6 +340,8 @@ def extract_table_values(
             )
             if grouped:  # under a group header ("Compositional Parameters"): the column's own words
                 plain = " ".join(plain_letters(own).split())
+                if not re.search(r"[^\W\d]", plain) and not _MASS_RATIO.match(plain):
+                    continue  # "+2" (its "σ" lost) under "Isotopic ratios and 2σ (%) errors": no name
             named = _as_printed(plain)
         if (
             in_percent
@@ -346,19 +369,28 @@ def extract_table_values(
         (j for j in labels_at if headers and MATERIAL_HEADER.match(plain_letters(headers[j]))), None
     )
     out: list[TableValue] = []
+    nth = _blocks(headers, sorted(columns))
     section = ""  # the sample a section row names for the rows under it
     above = ""  # the last sample the sample column printed
     run: set[str] = set()  # the samples of the data rows since the last sentence or section row
     # a label printed on several rows ("Testing Pressure" on rows 1–3 of a DataFrame) keeps the serial
     # number before it, or each row after the first would read as the same cells again
     label_rows = Counter(" ".join(r[label].split()) for r in body if r[label].strip())
+    labelled = Counter(" / ".join(" ".join(r[j].split()) for j in labels_at if r[j].strip()) for r in body)
+    last = ""  # the label of the last data row that printed one
+    line = 0  # which line of that row's group a row with a blank label cell is (1: its own)
+    heading = ""  # the words of the last section row, a sample's or not ("Geographic", "Tectonic")
     for row in body:
         cells = row
         text = " ".join(cells[label].split())
-        if text and not any(c.strip() for j, c in enumerate(cells) if j != label):
+        filled = [j for j, c in enumerate(cells) if c.strip()]
+        # words in the label cell alone, or in one cell left of it ("Tectonic" under "(A)")
+        if filled == [label] or len(filled) == 1 and filled[0] < label and not _numeric(cells[filled[0]]):
+            text = " ".join(cells[filled[0]].split())
             said = _free_text_row(text)  # "weighted mean 206Pb/238U age = 1096.19 ± 0.19 Ma"
             if not said:  # a section row: "PRI Partridge River intrusion (Duluth Complex …)"
                 section = _section_sample(text, body, label)
+                heading = text
             for found in said:
                 found.sample = section
                 if not section and len(run) == 1 and "" not in run:
@@ -367,13 +399,25 @@ def extract_table_values(
                     found.notes.append("sample: the one of the analyses above it")
             run = set()
             out += said
+            last, line = "", 0
             continue
         repeated = label > 0 and label_rows[text] > 1 and _numeric(cells[0])  # text: the label cell
         text = " / ".join(" ".join(cells[j].split()) for j in labels_at if cells[j].strip())
+        # a label printed again under another section row that names no sample ("Mina San Miguel" under
+        # "Geographic" and under "Tectonic"): that section's row
+        under = heading if heading and not section and labelled[text] > 1 else ""
         if repeated:
             text = f"{cells[0].strip()} / {text}"
         if sum(_numeric(w) for w in text.split()) >= 3:
             continue  # numbers the grid left in the label ("depths = 0.000 1.000 2.500 …", a listing)
+        # a blank label under a labelled row (the 800 and 1750 °C steps under "ETH-1  600"): that
+        # row's next line, kept apart by its line number, or every such row would be one row ""
+        blank = not text
+        line = line + 1 if blank else 1
+        if not blank:
+            last = text
+        elif not section:
+            text = last
         sample, mark = _sample_name(" ".join(cells[sample_at].split())) if sample_at is not None else ("", "")
         continued = sample_at is not None and not sample and bool(text)
         if continued:  # the sample cell left blank under a sample ("R TC" under "BD03"): the same sample
@@ -395,6 +439,12 @@ def extract_table_values(
             notes = _cell_notes(marks, mark, relative=i in relative and uncertainty is not None)
             if continued and sample:
                 notes.append("sample: the row above's (its sample cell is blank)")
+            if blank and line > 1:
+                notes.append(f"row: line {line} of {text!r} (its label cell is blank)")
+            if under:
+                notes.append(f"row: under the section row {under!r}")
+            if nth[i] > 1:  # "Ns Ni Age err" printed three times across the page, a grain in each
+                notes.append(f"column: number {nth[i]} headed {' '.join(headers[i].split())!r}")
             if i in percent:
                 notes.append("unit: % (caption)")
             if i in timed:
@@ -418,9 +468,36 @@ def extract_table_values(
                     notes=notes,
                     sample=sample,
                     material=" ".join(cells[material_at].split()) if material_at is not None else "",
+                    apart=" ".join(
+                        ([f"line {line}"] if blank and line > 1 else [])
+                        + ([f"column {nth[i]}"] if nth[i] > 1 else [])
+                        + ([f"under {under}"] if under else [])
+                    ),
                 )
             )
     return _age_unit_from_sentences(out)
+
+
+def _blocks(headers: Sequence[str], columns: Sequence[int]) -> dict[int, int]:
+    """Column → which printing of its header it is, where a table is printed as blocks of the same
+    columns side by side ("Ns  Ni  Age  err" three times across the page, a grain in each): a
+    column whose header and a neighbour's repeat the columns one block to the left is that block's
+    next. A header printed twice alone ("206Pb/238U" over the ratios and again over the ages) is no
+    block: its second column is 1, so its cells share the first one's key and are not kept."""
+    names = [headers[i] for i in columns]
+    nth: dict[int, int] = {}
+    for k, i in enumerate(columns):
+        nth[i] = 1
+        for period in range(2, k + 1):
+            same = names[k] == names[k - period]
+            beside = any(
+                k + d - period >= 0 and k + d < len(names) and names[k + d] == names[k + d - period]
+                for d in (-1, 1)
+            )
+            if same and beside:
+                nth[i] = nth[columns[k - period]] + 1
+                break
+    return nth
 
 
 def _age_unit_from_sentences(values: list[TableValue]) -> list[TableValue]:
@@ -479,7 +556,8 @@ def _section_sample(text: str, body: Sequence[Sequence[str]], label: int) -> str
 # not a word of the uncertainty vocabulary alone ("Total")
 def _as_printed(plain: str) -> tuple[str, str, str]:
     """(analyte, kind, unit) of a quantity outside the vocabulary: the header or label as printed,
-    less the unit it prints ("dt [Ma]" → "dt", "TDM (Ma)" → "TDM")."""
+    less the unit it prints ("dt [Ma]" → "dt", "TDM (Ma)" → "TDM") and its uncertainty ("36Ar ± 1σ")."""
+    plain = " ".join(WITH_UNCERTAINTY.sub(" ", plain).split()) or plain
     return strip_units(plain) or plain, "other", unit_in(plain)
 
 

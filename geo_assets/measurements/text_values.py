@@ -123,6 +123,9 @@ def oxide_name(printed: str) -> str:
 _ISO = rf"\d{{1,3}}\s?{_ELEMENT}"
 # end-members of olivine, plagioclase, feldspar and pyroxene, in mol% ("Fo85" is 85 mol% forsterite)
 END_MEMBER = r"(?:Fo|Fa|An|Ab|Or|En|Fs|Wo)"
+# a delta value typed with a plain "d" ("d18O", "d13C"), the usual stable-isotope systems only: a
+# "d" before a mass number and an element means nothing else in a geochemistry paper
+_ASCII_DELTA = r"d(?:2H|7Li|11B|13C|15N|17O|18O|26Mg|30Si|34S|37Cl|44Ca|53Cr|56Fe|65Cu|66Zn|98Mo)(?![a-z0-9])"
 _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"ln\s*[\(\[]\s*{_ISO}\s*/\s*{_ISO}\s*[\)\]]"), "ln"),
     (re.compile(rf"{_ISO}\s*/\s*{_ISO}"), "ratio"),
@@ -138,9 +141,15 @@ _ANALYTE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"Fe\s*(?:\+3|3\+)\s*/\s*ΣFe"), "Fe3+/ΣFe"),
     (re.compile(r"Fe\s*(?:\+2|2\+)\s*/\s*ΣFe"), "Fe2+/ΣFe"),
     (re.compile(rf"(?:{OXIDE}|{_ELEMENT})\s*/\s*(?:{OXIDE}|{_ELEMENT})(?![a-z])"), "ratio"),
-    (re.compile(r"[εԑϵ]\s*(?:Nd|Hf|Sr|Os)(?:\s*\(\s*[tTi0]\s*\))?"), "epsilon"),
+    # also as typed or as a font without Greek letters prints them: "eNd(t)", "Epsilon Nd", "d18O"
+    (
+        re.compile(
+            r"(?:[εԑϵ]\s*|(?<![A-Za-z])e(?=Nd|Hf)|\b[Ee]psilon[\s-]*)(?:Nd|Hf|Sr|Os)(?:\s*\(\s*[tTi0]\s*\))?"
+        ),
+        "epsilon",
+    ),
     # δD is deuterium; a capital ΔD is a difference in declination or density, no isotope
-    (re.compile(rf"[δΔ]\s*\d{{1,3}}\s?{_ELEMENT}|δ\s*D(?![a-z])"), "delta"),
+    (re.compile(rf"[δΔ]\s*\d{{1,3}}\s?{_ELEMENT}|δ\s*D(?![a-z])|(?<![A-Za-z0-9]){_ASCII_DELTA}"), "delta"),
     (re.compile(rf"(?<![A-Za-z0-9]){OXIDE}(?![A-Za-z0-9])"), "oxide"),
     (re.compile(r"\bMSWDs?\b"), "MSWD"),
     (re.compile(r"\b(?:Mg|Fo)\s?#"), "number"),
@@ -294,9 +303,9 @@ def _canonical(match: re.Match[str], kind: str) -> str:
             return f"({match.group(1)}/{match.group(3)})N"
         return f"({inner.group(1)}){inner.group(2).upper()}" if inner else text
     if kind == "epsilon":
-        return "ε" + re.sub(r"^[εԑϵ]", "", text).split("(")[0]
+        return "ε" + re.sub(r"^(?:[εԑϵ]|[Ee]psilon[\s-]*|e)", "", text).split("(")[0].strip()
     if kind == "delta":
-        return "δ" + text[1:] if text[0] == "δ" else text
+        return "δ" + text[1:] if text[0] in "δd" else text
     if kind in {"MSWD", "Tp", "Tex", "melt fraction", "T", "P", "age", "Fe3+/ΣFe", "Fe2+/ΣFe", "Eu/Eu*"}:
         return kind
     return oxide_name(text) if kind == "oxide" else text

@@ -107,3 +107,35 @@ def test_real_figure_pages_give_no_table(sample_papers: Path, paper: str, pages:
             bare = [t for t in page_word_tables(page, number) if not t.label]
             assert bare, f"page {number}: the word reader found no block, so this test checks nothing"
             assert not any(is_bare_table(t, page) for t in bare), f"page {number}"
+
+
+def test_a_data_report_s_header_of_names_row_labels_and_units_is_read_whole(tmp_path: Path) -> None:
+    """An appendix table of a data report without a caption: the elements on one header line, their
+    units on the next, and "No. Sample" set left between the two. Before, the short "No. Sample"
+    line read as running text and ended the header, so every column was headed by its unit alone
+    ("ppm"); and with the names line back, its heads, set wider apart than a phrase's words, were
+    read as group-header phrases ("Au Ag As" over three columns)."""
+    heads = ("Au", "Ag", "As", "Ba", "Al")
+    units = ("ppm", "ppm", "ppm", "ppm", "%")
+    x = [200.0, 226.0, 252.0, 290.0, 316.0]  # "Au Ag As" and "Ba Al" a little further apart
+    lines = [(80.0 + 12 * i, [(72.0, text)]) for i, text in enumerate(PROSE)]
+    lines += [
+        (130.0, [(150.0, "Rock"), *zip(x, heads, strict=True)]),
+        (136.0, [(72.0, "No."), (90.0, "Sample")]),
+        (142.0, [(150.0, "Type"), *zip(x, units, strict=True)]),
+    ]
+    data = [("M001", "Cbs", "0.006", "<0.5", "7", "20", "7.48"), ("M007", "Atf", "0.002", "<0.5", "21", "140", "6.30"),
+            ("M010", "Atf", "0.001", "<0.5", "<5", "470", "6.92"), ("M012", "Adcp", "<0.01", "<0.5", "<5", "70", "4.91")]  # fmt: skip
+    for k, (sample, rock, *values) in enumerate(data):
+        lines.append(
+            (
+                156.0 + 12 * k,
+                [(72.0, str(k + 1)), (90.0, sample), (150.0, rock), *zip(x, values, strict=True)],
+            )
+        )
+    with pdfplumber.open(text_pdf(tmp_path / "appendix.pdf", lines)) as pdf:
+        (table,) = page_word_tables(pdf.pages[0], 1)
+    values = {(v.sample, v.analyte): v for v in extract_table_values(table.rows, "")}
+    assert set(values) == {(s, a) for s, *_ in data for a in heads}
+    assert (values["M010", "Ba"].value, values["M010", "Ba"].unit) == (470.0, "ppm")
+    assert (values["M012", "Au"].qualifier, values["M007", "Al"].unit) == ("<", "%")

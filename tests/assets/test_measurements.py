@@ -1023,3 +1023,57 @@ def test_a_normalised_ratio_printed_with_the_normalisation_on_each_element() -> 
         ("Eu/Eu*", 0.02, 0.07, "ratio"),
         ("(La/Yb)N", 5, 9, "ratio"),
     ]
+
+
+def test_cells_under_a_blank_label_or_a_repeated_header_are_kept_apart() -> None:
+    """A step-heating table prints the sample once and its later steps with a blank label cell; a
+    fission-track table prints "Ns  Ni  Age  err" twice across the page, a grain in each. The row
+    key was the label and the header as printed, so all but one of those cells shared a key and were
+    dropped (4,720 cells of the 97 sweep documents). Now each is its own row, with a note saying
+    which line or column it is."""
+    from geo_assets.ingest.cleaned_paper import clean_paper
+    from geo_assets.measurements.extract import paper_measurements
+    from geo_rag_runtime.models import Caption, Paper, Section
+
+    steps = Caption(kind="table", label="Table 1", text="Neon in the quartz aliquots.", page=3,
+                    rows=[["", "T (°C)", "20Ne", "2s", "Sum", "2s"],
+                          ["ETH-1", "600", "13.37", "0.27", "", ""],
+                          ["", "800", "9.85", "0.20", "", ""],
+                          ["", "1750", "8.70", "0.19", "353.5", "7.6"],
+                          ["ETH-2", "600", "11.45", "0.24", "", ""],
+                          ["", "800", "8.42", "0.17", "348.5", "7.7"]])  # fmt: skip
+    grains = Caption(kind="table", label="Table 2", text="Zircon fission track ages.", page=4,
+                     rows=[["", "Ns", "Ni", "Age", "err", "Ns", "Ni", "Age", "err"],
+                           ["GV21", "204", "105", "102.4", "12.5", "325", "124", "137.8", "14.8"],
+                           ["GV33", "50", "47", "56", "11.4", "129", "49", "137.6", "23.2"]])  # fmt: skip
+    paper = Paper(paper_id="p10", source_file="s.pdf", title="S", sha256="0" * 64,
+                  sections=[Section(heading="Methods", paragraphs=["Quartz of CREU-1 was step-heated."])],
+                  captions=[steps, grains])  # fmt: skip
+    rows = [r for r in paper_measurements(clean_paper(paper), [], paper.captions) if r.source_type == "table"]
+    assert len({r.measurement_id for r in rows}) == len(rows)
+    neon = [
+        (r.row, r.value, r.uncertainty) for r in rows if r.table_label == "Table 1" and r.column == "20Ne"
+    ]
+    assert neon == [("ETH-1", 13.37, 0.27), ("ETH-1", 9.85, 0.2), ("ETH-1", 8.7, 0.19),
+                    ("ETH-2", 11.45, 0.24), ("ETH-2", 8.42, 0.17)]  # fmt: skip
+    third = next(r for r in rows if r.column == "20Ne" and r.value == 8.7)
+    assert "row: line 3 of 'ETH-1' (its label cell is blank)" in third.notes
+    ages = [
+        (r.row, r.value, r.uncertainty) for r in rows if r.table_label == "Table 2" and r.analyte == "age"
+    ]
+    assert ages == [("GV21", 102.4, 12.5), ("GV21", 137.8, 14.8), ("GV33", 56.0, 11.4), ("GV33", 137.6, 23.2)]
+    second = next(r for r in rows if r.analyte == "age" and r.value == 137.8)
+    assert "column: number 2 headed 'Age'" in second.notes
+
+
+def test_epsilon_and_delta_typed_without_greek_letters() -> None:
+    """Older papers and fonts without Greek letters print "eNd(t)", "Epsilon Nd" and "d18O". Before,
+    none was an analyte: the values went to another analyte of the sentence or to none ("d18O<10‰"
+    of a Journal of Petrology paper was stored as Al2O3)."""
+    found = [(v.analyte, v.value, v.value_max, v.unit, v.notes) for v in extract_text_values(
+        "The basalts have eNd(t) values of +6.3 to +6.7 and whole-rock d18O of 5.6‰, and Epsilon Nd of -2.")]  # fmt: skip
+    assert found == [("εNd", 6.3, 6.7, "epsilon", ["initial value (t)"]), ("δ18O", 5.6, None, "‰", []),
+                     ("εNd", -2.0, None, "epsilon", [])]  # fmt: skip
+    assert [v.analyte for v in extract_text_values("At the end of the sequence, 300 Ma ago, dD rose.")] == [
+        "age"
+    ]

@@ -857,3 +857,50 @@ def test_a_grid_of_numbers_split_at_their_decimal_points_loses_to_the_whole_numb
         [f"IL{k}", "7", "199.6 ± 3.5", "−20.7 ± 6.4"] for k in range(1, 8)
     ])  # fmt: skip
     assert _best_grids([split, whole]) == [whole]
+
+
+def test_uncertainty_columns_printed_with_a_lost_plus_minus_or_under_the_value_s_own_header() -> None:
+    """Three ways a table prints an uncertainty column that were read as quantities of their own:
+    "+2σ" (the font's "±" lost to "+"), "36Ar ± 1σ" set over both the value's column and its
+    uncertainty's, and an uncertainty after a column that is not read (a stage coordinate). A ratio
+    headed by its mass numbers only ("21/20") is a quantity, with its "2s"."""
+    plus = [["Analysis", "206Pb/238U", "+2σ", "207Pb/235U", "+2σ"],
+            ["a45", "0.0927", "1.77", "0.7488", "2.60"], ["a46", "0.1021", "1.60", "0.8534", "3.90"]]  # fmt: skip
+    found = {(v.row, v.analyte): v for v in extract_table_values(plus, "Table 1. LA–ICP–MS U–Pb results")}
+    assert set(found) == {(a, r) for a in ("a45", "a46") for r in ("206Pb/238U", "207Pb/235U")}
+    assert (found["a45", "207Pb/235U"].uncertainty, found["a45", "207Pb/235U"].uncertainty_level) == (
+        2.6,
+        "2σ",
+    )
+    shared = [["Laser (%)", "36Ar ± 1σ", "36Ar ± 1σ", "Age ± 2σ (Ma)", "Age ± 2σ (Ma)"],
+              ["55.70W", "0.000068", "0.000005", "317.70", "45.81"],
+              ["56.00W", "0.000042", "0.000004", "301.2", "30.3"]]  # fmt: skip
+    found = {(v.row, v.analyte): v for v in extract_table_values(shared, "Table 3. Sample IH-11.")}
+    assert set(found) == {(r, a) for r in ("55.70W", "56.00W") for a in ("36Ar", "age")}
+    assert (found["55.70W", "36Ar"].uncertainty, found["55.70W", "36Ar"].uncertainty_level) == (
+        0.000005,
+        "1σ",
+    )
+    assert (found["56.00W", "age"].value, found["56.00W", "age"].uncertainty) == (301.2, 30.3)
+    unread = [["", "x", "s[x]", "20Ne", "2s", "21/20", "2s"], ["ETH-1", "125", "1", "13.37", "0.27", "24.23", "0.15"],
+              ["ETH-2", "310", "1", "11.45", "0.24", "27.78", "0.26"]]  # fmt: skip
+    found = {(v.row, v.column): v for v in extract_table_values(unread, "Table 1. Neon.")}
+    assert {c for _, c in found} == {"20Ne", "21/20"}
+    assert (found["ETH-2", "21/20"].value, found["ETH-2", "21/20"].uncertainty) == (27.78, 0.26)
+
+
+def test_an_element_over_its_unit_is_that_element_in_that_unit() -> None:
+    """A data report's header prints the elements on one line and their units on the next ("Au" over
+    "ppm", "Al" over "%"). Before, "Au ppm" named no analyte (its values were stored as a quantity
+    "Au ppm") and a "%" under "Al" was read as the relative uncertainty of the column before it."""
+    rows = [["No.", "Sample", "Au", "Ag", "Al", "As", "Cu"], ["", "", "ppm", "ppm", "%", "ppm", "(%)"],
+            ["1", "M001", "0.006", "<0.5", "7.48", "7", "0.166"], ["2", "M007", "0.002", "<0.5", "6.30", "21", "0.002"]]  # fmt: skip
+    found = {(v.sample, v.analyte): v for v in extract_table_values(rows, "")}
+    assert set(found) == {(s, a) for s in ("M001", "M007") for a in ("Au", "Ag", "Al", "As", "Cu")}
+    assert found["M001", "As"].uncertainty is None and found["M001", "Cu"].value == 0.166
+    assert (found["M001", "Au"].unit, found["M001", "Al"].unit, found["M001", "Al"].value) == (
+        "ppm",
+        "%",
+        7.48,
+    )
+    assert found["M001", "Ag"].uncertainty is None and found["M001", "Ag"].qualifier == "<"

@@ -19,7 +19,7 @@ from geo_assets.ingest.pdf.document import Document
 from geo_assets.ingest.pdf.headings import norm_head
 
 EMBEDDED_PRODUCER = "georag-embedded-pdf"
-EMBEDDED_VERSION = "0.2.11"
+EMBEDDED_VERSION = "0.2.12"
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
 XML_NS = "http://www.w3.org/XML/1998/namespace"

@@ -472,16 +472,26 @@ def _bare_header(lines: list[_Line], body: list[_Line]) -> list[_Line]:
     above it while they are set the way a table's header is: in phrases apart ("ζ  Number" over
     "(residual  of" over "error)  earthquakes"), or one word over a column right of the row labels.
     A line set as running text (a notebook's code line, a title) ends the header, and so does a row
-    of another block."""
+    of another block, but not the row labels' heading set between two header lines, left of both
+    ("No. Sample" between the element names and their units)."""
     if not lines:
         return []
     columns = _columns([ln for ln in body if _is_data(ln)])
     label_end = columns[0][1] if columns else 0.0
     header = [lines[-1]]
+    between: _Line | None = None  # a one-run line left of the header lines: kept if one is above it
     for line in reversed(lines[:-1]):
         alone = len(line.words) == 1 and line.words[0].x0 > label_end
-        if (_one_run(line) and not alone) or _row_of_another(line, label_end, body):
+        if _row_of_another(line, label_end, body):
             break
+        if _one_run(line) and not alone:
+            if between is None and line.x1 < header[0].x0:
+                between = line
+                continue
+            break
+        if between is not None:
+            header.insert(0, between)
+            between = None
         header.insert(0, line)
     return header
 
@@ -714,8 +724,9 @@ def _group_header(line: _Line, columns: list[tuple[float, float]], bottom: list[
     over the age columns; which columns, :func:`_groups`); None when it is not one. It is one only when two or more phrases each
     span two or more columns and the bottom header row prints one header under two of the groups
     ("206Pb/238U" as a ratio and as an age): only then do the groups tell columns apart, and a
-    header line whose words merely sit close together keeps its own cells."""
-    phrases = _phrases(line)
+    header line whose words merely sit close together keeps its own cells, and so does a line of
+    column heads set wider apart than the words of a phrase ("Au   Ag   Al" over their columns)."""
+    phrases = _phrases(line, ems=1.0)
     group_of = _groups(phrases, columns, bottom)
     if len(set(group_of.values())) < 2:
         return None
