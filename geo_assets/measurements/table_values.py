@@ -377,6 +377,9 @@ def extract_table_values(
     # number before it, or each row after the first would read as the same cells again
     label_rows = Counter(" ".join(r[label].split()) for r in body if r[label].strip())
     labelled = Counter(" / ".join(" ".join(r[j].split()) for j in labels_at if r[j].strip()) for r in body)
+    times: Counter[tuple[str, str, str]] = (
+        Counter()
+    )  # data rows so far by label, section row and sample section
     last = ""  # the label of the last data row that printed one
     line = 0  # which line of that row's group a row with a blank label cell is (1: its own)
     heading = ""  # the words of the last section row, a sample's or not ("Geographic", "Tectonic")
@@ -418,6 +421,12 @@ def extract_table_values(
             last = text
         elif not section:
             text = last
+        # a label printed on another data row of the same section, with other values (a standard
+        # analysed five times, "STDZ"): the n-th row so labelled
+        again = 0
+        if not blank:
+            times[text, under, section] += 1
+            again = times[text, under, section] if labelled[text] > 1 else 0
         sample, mark = _sample_name(" ".join(cells[sample_at].split())) if sample_at is not None else ("", "")
         continued = sample_at is not None and not sample and bool(text)
         if continued:  # the sample cell left blank under a sample ("R TC" under "BD03"): the same sample
@@ -443,6 +452,8 @@ def extract_table_values(
                 notes.append(f"row: line {line} of {text!r} (its label cell is blank)")
             if under:
                 notes.append(f"row: under the section row {under!r}")
+            if again > 1:
+                notes.append(f"row: number {again} labelled {text!r}")
             if nth[i] > 1:  # "Ns Ni Age err" printed three times across the page, a grain in each
                 notes.append(f"column: number {nth[i]} headed {' '.join(headers[i].split())!r}")
             if i in percent:
@@ -472,6 +483,7 @@ def extract_table_values(
                         ([f"line {line}"] if blank and line > 1 else [])
                         + ([f"column {nth[i]}"] if nth[i] > 1 else [])
                         + ([f"under {under}"] if under else [])
+                        + ([f"row {again}"] if again > 1 else [])
                     ),
                 )
             )

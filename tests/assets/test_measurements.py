@@ -1030,7 +1030,8 @@ def test_cells_under_a_blank_label_or_a_repeated_header_are_kept_apart() -> None
     fission-track table prints "Ns  Ni  Age  err" twice across the page, a grain in each. The row
     key was the label and the header as printed, so all but one of those cells shared a key and were
     dropped (4,720 cells of the 97 sweep documents). Now each is its own row, with a note saying
-    which line or column it is."""
+    which line or column it is; a label printed on two rows with other values (a standard analysed
+    again) is two rows."""
     from geo_assets.ingest.cleaned_paper import clean_paper
     from geo_assets.measurements.extract import paper_measurements
     from geo_rag_runtime.models import Caption, Paper, Section
@@ -1046,9 +1047,12 @@ def test_cells_under_a_blank_label_or_a_repeated_header_are_kept_apart() -> None
                      rows=[["", "Ns", "Ni", "Age", "err", "Ns", "Ni", "Age", "err"],
                            ["GV21", "204", "105", "102.4", "12.5", "325", "124", "137.8", "14.8"],
                            ["GV33", "50", "47", "56", "11.4", "129", "49", "137.6", "23.2"]])  # fmt: skip
+    standard = Caption(kind="table", label="Table 3", text="Sm–Nd isotope data.", page=5,
+                       rows=[["Sample", "Nd (ppm)", "Sm (ppm)"], ["OD-1", "15.9", "2.9"], ["STDZ", "5.1", "0.9"],
+                             ["STDZ", "13.7", "2.5"], ["PG-1", "17.7", "3.4"]])  # fmt: skip
     paper = Paper(paper_id="p10", source_file="s.pdf", title="S", sha256="0" * 64,
                   sections=[Section(heading="Methods", paragraphs=["Quartz of CREU-1 was step-heated."])],
-                  captions=[steps, grains])  # fmt: skip
+                  captions=[steps, grains, standard])  # fmt: skip
     rows = [r for r in paper_measurements(clean_paper(paper), [], paper.captions) if r.source_type == "table"]
     assert len({r.measurement_id for r in rows}) == len(rows)
     neon = [
@@ -1064,6 +1068,9 @@ def test_cells_under_a_blank_label_or_a_repeated_header_are_kept_apart() -> None
     assert ages == [("GV21", 102.4, 12.5), ("GV21", 137.8, 14.8), ("GV33", 56.0, 11.4), ("GV33", 137.6, 23.2)]
     second = next(r for r in rows if r.analyte == "age" and r.value == 137.8)
     assert "column: number 2 headed 'Age'" in second.notes
+    # a standard analysed again is another row
+    nd = [(r.sample, r.value) for r in rows if r.table_label == "Table 3" and r.analyte == "Nd"]
+    assert nd == [("OD-1", 15.9), ("STDZ", 5.1), ("STDZ", 13.7), ("PG-1", 17.7)]
 
 
 def test_epsilon_and_delta_typed_without_greek_letters() -> None:
