@@ -61,7 +61,10 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     group_name="ingest",
     kinds={"pdf", "xml"},
     # 15: a bare table's row-label heading set between two header lines ("No. Sample") is part of its
-    # header, and column heads set wider apart than a phrase's words are no group header (parser 0.2.12);
+    # header, and column heads set wider apart than a phrase's words are no group header; a letter mark
+    # beside a value ("40 (a)") is no word of a data line, a sparse table's rows of one value or none
+    # do not end it, and its first data line reaching past the middle makes it as wide as the page
+    # (parser 0.2.12);
     # 14: an abstract read line by line across Elsevier's article-info box goes on past its "Article
     # history:" and "Keywords:" lines, letter-spaced heads ("A B S T R A C T") are known heads, the
     # copyright or licence line under an abstract is no part of it; middle-dot decimal points are

@@ -904,3 +904,36 @@ def test_an_element_over_its_unit_is_that_element_in_that_unit() -> None:
         7.48,
     )
     assert found["M001", "Ag"].uncertainty is None and found["M001", "Ag"].qualifier == "<"
+
+
+def test_a_sparse_compilation_with_method_marks_is_read_to_its_last_row(tmp_path: Path) -> None:
+    """A compilation of analyses by laboratory: each value followed by a letter for its method
+    ("40 (a)"), most element rows empty or with one value, the columns right of the page's middle
+    filled only in later rows, under a short caption. Before, the marks made the rows look like
+    text (fewer numbers than words), four empty rows in a row ended the table, and the first row's
+    values, all left of the middle, made it a table of the left column only."""
+    import pdfplumber
+
+    from tests.assets.paper_builders import text_pdf
+
+    x = {"lab1": 130.0, "lab2": 200.0, "lab3": 380.0}
+    rows = [("SiO2 %", {"lab1": "48.2", "lab2": "47.9"}), ("TiO2", {"lab1": "2.1", "lab2": "2.3"}),
+            ("MgO", {"lab1": "7.7", "lab2": "7.5"}), ("Ni", {}), ("Ga", {}), ("Ge ppb", {}), ("As", {}),
+            ("Se", {}), ("Rb", {"lab1": "6", "lab3": "5.6"}), ("Sr", {"lab1": "55", "lab3": "175"}),
+            ("Hf", {"lab2": "12"}), ("Th", {"lab2": "4.6", "lab3": "3.2"})]  # fmt: skip
+    lines = [(60.0, [(72.0, "Table 2. Analyses of the Kerr basalt by laboratory.")]),
+             (80.0, [(72.0, "reference"), (130.0, "Lab1"), (200.0, "Lab2"), (380.0, "Lab3")])]  # fmt: skip
+    for k, (label, values) in enumerate(rows):
+        words = [(72.0, label)]
+        for lab, value in values.items():
+            words += [(x[lab], value), (x[lab] + 26.0, "(a)")]
+        lines.append((94.0 + 10.0 * k, words))
+    lines.append(
+        (94.0 + 10.0 * len(rows) + 6.0, [(72.0, "technique: (a) XRF and ICP-MS in each laboratory")])
+    )
+    with pdfplumber.open(text_pdf(tmp_path / "compilation.pdf", lines)) as pdf:
+        (table,) = [t for t in page_word_tables(pdf.pages[0], 1) if t.label == "Table 2"]
+    labels = [row[0] for row in table.rows]
+    assert labels[-1] == "Th" and "Rb" in labels
+    found = {(v.row, v.column): v.value for v in extract_table_values(table.rows, table.caption)}
+    assert found["Sr", "Lab3"] == 175.0 and found["Th", "Lab3"] == 3.2 and found["Hf", "Lab2"] == 12.0

@@ -74,6 +74,8 @@ _NUMBER = re.compile(
 )
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _NULL_CELL = re.compile(r"^(?:[—–-]|n\.?d\.?|n\.?a\.?|b\.?d\.?l\.?)$", re.IGNORECASE)
+# a letter mark beside a value, a compilation's analytical method ("40 (a)", "2463 (c )")
+_MARK_WORD = re.compile(r"^(?:\(?[a-h]\)|\([a-h]|\))$")
 _CAPTION = re.compile(r"^(?:Table|TABLE)\s*(?P<num>(?:DR|SI|[A-Z]?S?)\d{1,3}[a-z]?)(?P<after>[.:|—–-].*|)$")
 _MAX_HEADER = 12
 _MAX_GAP_LINES = 3
@@ -342,8 +344,9 @@ def _glue(words: list[_Word]) -> list[_Word]:
 def _is_data(line: _Line) -> bool:
     """A line of at least two numbers that are half its words or more; a dash or "n.d." standing for
     a value not measured counts with the numbers ("GR50d 1.52 5.69 56 18 176 — — — IAB MORB Mg loss?"
-    is a row of a whole-rock table, not a line of text)."""
-    texts = [w.text for w in line.words]
+    is a row of a whole-rock table, not a line of text), and a letter mark beside a value ("40 (a)",
+    a compilation's analytical method) is no word of it."""
+    texts = [w.text for w in line.words if not _MARK_WORD.match(w.text)]  # marks beside values: no words
     numbers = sum(is_number(t) for t in texts)
     nulls = sum(_NULL_CELL.match(t) is not None for t in texts)
     return numbers >= 2 and numbers + nulls >= 0.5 * len(texts)
@@ -430,14 +433,23 @@ def _frame_tables(words: list[_Word], width: float, number: int, captionless: bo
 def _spans_page(lines: list[_Line], caption: _Line, middle: float) -> bool:
     """A short caption at the left over a table as wide as the page ("Table 1. LA-ICP-MS U-Pb
     Results" over fifteen columns): the first data line below it holds numbers on both sides of the
-    page's middle (one is enough: a whole-rock table of three samples may reach just past it). In two
-    columns of text, the right half of that line would be prose."""
-    for line in [ln for ln in lines if ln.top > caption.bottom][:_MAX_HEADER]:
+    page's middle (one is enough: a whole-rock table of three samples may reach just past it), or,
+    in a sparse compilation whose first rows fill only its left columns, the first data line that
+    reaches right of the middle does. In two columns of text, the right half of that line would be
+    prose, or another table's row with nothing of it left of the middle."""
+    seen = 0
+    for line in [ln for ln in lines if ln.top > caption.bottom][: 3 * _MAX_HEADER]:
         if _is_data(line):
             left = [w for w in line.words if w.x1 < middle]
-            right = [w for w in line.words if w.x0 > middle]
+            right = [w for w in line.words if w.x0 > middle and not _MARK_WORD.match(w.text)]
             numbers = sum(is_number(w.text) for w in right)
-            return bool(left) and numbers >= 1 and numbers >= 0.5 * len(right)
+            if right and not (left and numbers >= 1 and numbers >= 0.5 * len(right)):
+                return False  # a column of prose right of the middle, or another table's row
+            if right:
+                return True
+            seen += 1
+            if seen == _MAX_HEADER:
+                break
     return False
 
 
@@ -635,23 +647,25 @@ def _run(lines: list[_Line], first: int, span: float, *, downwards: bool = True)
     gap: list[_Line] = []
     pitch = None
     row_top = lines[first].top
+    empty = 0  # gap lines that are rows printing their label only
     for line in lines[first + 1 :]:
         step = abs(line.top - run[-1].top)
         if pitch is not None and not gap and step > 3.0 * pitch:
             break
         if _is_data(line):
-            if gap and (len(gap) > _MAX_GAP_LINES or any(_is_prose(g, span) for g in gap)):
+            if gap and (len(gap) - empty > _MAX_GAP_LINES or any(_is_prose(g, span) for g in gap)):
                 break
             if abs(line.x0 - run[0].x0) <= max(line.words[0].size, 4.0):
                 row_step = abs(line.top - row_top)  # upwards from a caption below the table too
                 pitch = row_step if pitch is None else min(pitch, row_step)
                 row_top = line.top
             run.extend(gap)
-            gap = []
+            gap, empty = [], 0
             run.append(line)
         else:
+            empty += _label_only(line, run[0], pitch, (gap or run)[-1])
             gap.append(line)
-            if len(gap) > _MAX_GAP_LINES:
+            if len(gap) - empty > _MAX_GAP_LINES:
                 break
     # free-text rows after the last row that state a value ("weighted mean 206Pb/238U age =
     # 1091.63 ± 0.35 Ma"): the last group's summary, part of the table (a footnote is not); and
@@ -674,6 +688,36 @@ def _run(lines: list[_Line], first: int, span: float, *, downwards: bool = True)
             break
         run.append(line)
     return run
+
+
+def _one_value(line: _Line) -> bool:
+    """A row label, one number and perhaps its letter mark ("Hf 12 (b)", "Cu 20"): a sparse table's
+    row with one value."""
+    words = [w.text for w in line.words if not _MARK_WORD.match(w.text)]
+    return (
+        len(words) >= 2
+        and not is_number(words[0])
+        and sum(is_number(t) for t in words) == 1
+        and len(words) <= 3
+    )
+
+
+def _label_only(line: _Line, first: _Line, pitch: float | None, above: _Line) -> bool:
+    """A row of a sparse table that prints its label and one value or none ("Ni", "Ge ppb", "Cu 20 (b)"
+    in a compilation of analyses): a short name at the rows' left edge, a row's pitch below the line
+    above. Runs of such rows do not end the table as a run of text lines would."""
+    words = [w.text for w in line.words if not _MARK_WORD.match(w.text)]
+    label = [t for t in words if not is_number(t)]
+    return (
+        pitch is not None
+        and len(words) - len(label) <= 1
+        and len(label) <= 2
+        and len(" ".join(label)) <= 12
+        and abs(line.x0 - first.x0) <= max(line.words[0].size, 4.0)
+        and line.top - above.top <= 1.5 * pitch
+        and not re.search(r"[.:;,=]", line.text)
+        and not _CAPTION.match(line.words[0].text)
+    )
 
 
 def _header(lines: list[_Line], data_top: float, caption_top: float | None, span: float) -> list[_Line]:
@@ -842,7 +886,9 @@ def _numeric_columns(data: list[_Line], columns: list[tuple[float, float]]) -> l
     return [filled[i] > 0 and numbers[i] > filled[i] / 2 for i in range(len(columns))]
 
 
-def _row_of_columns(line: _Line, columns: list[tuple[float, float]], numeric: list[bool]) -> list[str] | None:
+def _row_of_columns(
+    line: _Line, columns: list[tuple[float, float]], numeric: list[bool], least: int = 2
+) -> list[str] | None:
     """The cells of a line with fewer numbers than words that is still a row of the grid, else None:
     its phrases of words (words less than an em apart) sit in the word columns — a phrase in the
     column its first word is in, since a long description may run past that column's other cells
@@ -862,7 +908,7 @@ def _row_of_columns(line: _Line, columns: list[tuple[float, float]], numeric: li
             if number and (cells[i] or i not in touched):
                 return None  # two numbers in one value cell, or a number off its column
             cells[i] = f"{cells[i]} {word.text}".strip()
-    return cells if sum(bool(c) for c, n in zip(cells, numeric, strict=True) if n) >= 2 else None
+    return cells if sum(bool(c) for c, n in zip(cells, numeric, strict=True) if n) >= least else None
 
 
 def _put(cells: list[str], words: list[_Word], columns: list[tuple[float, float]]) -> None:
@@ -894,6 +940,8 @@ def _grid(label: str, page: int, header: list[_Line], body: list[_Line], caption
         cells = [""] * len(columns)
         if not _is_data(line) and line in body:
             worded = _row_of_columns(line, columns, numeric)
+            if worded is None and _one_value(line):  # a sparse table's row of one value ("Hf 12 (b)")
+                worded = _row_of_columns(line, columns, numeric, least=1)
             rows.append(worded or [line.text] + [""] * (len(columns) - 1))  # else a free-text row
             continue
         _put(cells, line.words, columns)
