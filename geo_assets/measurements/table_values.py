@@ -376,13 +376,9 @@ def extract_table_values(
     # a label printed on several rows ("Testing Pressure" on rows 1–3 of a DataFrame) keeps the serial
     # number before it, or each row after the first would read as the same cells again
     label_rows = Counter(" ".join(r[label].split()) for r in body if r[label].strip())
-    labelled = Counter(" / ".join(" ".join(r[j].split()) for j in labels_at if r[j].strip()) for r in body)
-    times: Counter[tuple[str, str, str]] = (
-        Counter()
-    )  # data rows so far by label, section row and sample section
-    last = ""  # the label of the last data row that printed one
-    line = 0  # which line of that row's group a row with a blank label cell is (1: its own)
-    heading = ""  # the words of the last section row, a sample's or not ("Geographic", "Tectonic")
+    keys = _RowKeys(
+        Counter(" / ".join(" ".join(r[j].split()) for j in labels_at if r[j].strip()) for r in body)
+    )
     for row in body:
         cells = row
         text = " ".join(cells[label].split())
@@ -393,7 +389,7 @@ def extract_table_values(
             said = _free_text_row(text)  # "weighted mean 206Pb/238U age = 1096.19 ± 0.19 Ma"
             if not said:  # a section row: "PRI Partridge River intrusion (Duluth Complex …)"
                 section = _section_sample(text, body, label)
-                heading = text
+            keys.section_row(text if not said else None)
             for found in said:
                 found.sample = section
                 if not section and len(run) == 1 and "" not in run:
@@ -402,31 +398,15 @@ def extract_table_values(
                     found.notes.append("sample: the one of the analyses above it")
             run = set()
             out += said
-            last, line = "", 0
             continue
         repeated = label > 0 and label_rows[text] > 1 and _numeric(cells[0])  # text: the label cell
         text = " / ".join(" ".join(cells[j].split()) for j in labels_at if cells[j].strip())
-        # a label printed again under another section row that names no sample ("Mina San Miguel" under
-        # "Geographic" and under "Tectonic"): that section's row
-        under = heading if heading and not section and labelled[text] > 1 else ""
+        under = keys.under(text, section)
         if repeated:
             text = f"{cells[0].strip()} / {text}"
         if sum(_numeric(w) for w in text.split()) >= 3:
             continue  # numbers the grid left in the label ("depths = 0.000 1.000 2.500 …", a listing)
-        # a blank label under a labelled row (the 800 and 1750 °C steps under "ETH-1  600"): that
-        # row's next line, kept apart by its line number, or every such row would be one row ""
-        blank = not text
-        line = line + 1 if blank else 1
-        if not blank:
-            last = text
-        elif not section:
-            text = last
-        # a label printed on another data row of the same section, with other values (a standard
-        # analysed five times, "STDZ"): the n-th row so labelled
-        again = 0
-        if not blank:
-            times[text, under, section] += 1
-            again = times[text, under, section] if labelled[text] > 1 else 0
+        text, place = keys.place(text, under, section)
         sample, mark = _sample_name(" ".join(cells[sample_at].split())) if sample_at is not None else ("", "")
         continued = sample_at is not None and not sample and bool(text)
         if continued:  # the sample cell left blank under a sample ("R TC" under "BD03"): the same sample
@@ -448,12 +428,7 @@ def extract_table_values(
             notes = _cell_notes(marks, mark, relative=i in relative and uncertainty is not None)
             if continued and sample:
                 notes.append("sample: the row above's (its sample cell is blank)")
-            if blank and line > 1:
-                notes.append(f"row: line {line} of {text!r} (its label cell is blank)")
-            if under:
-                notes.append(f"row: under the section row {under!r}")
-            if again > 1:
-                notes.append(f"row: number {again} labelled {text!r}")
+            notes += place.notes(text)
             if nth[i] > 1:  # "Ns Ni Age err" printed three times across the page, a grain in each
                 notes.append(f"column: number {nth[i]} headed {' '.join(headers[i].split())!r}")
             if i in percent:
@@ -479,15 +454,74 @@ def extract_table_values(
                     notes=notes,
                     sample=sample,
                     material=" ".join(cells[material_at].split()) if material_at is not None else "",
-                    apart=" ".join(
-                        ([f"line {line}"] if blank and line > 1 else [])
-                        + ([f"column {nth[i]}"] if nth[i] > 1 else [])
-                        + ([f"under {under}"] if under else [])
-                        + ([f"row {again}"] if again > 1 else [])
-                    ),
+                    apart=place.apart(nth[i]),
                 )
             )
     return _age_unit_from_sentences(out)
+
+
+@dataclass
+class _Place:
+    """Where a data row stands among rows that print the same label: the line of a row whose label
+    cell is blank under the row it continues, the section row (naming no sample) it is under, the
+    n-th row printed with that label."""
+
+    line: int = 0
+    under: str = ""
+    again: int = 0
+
+    def notes(self, text: str) -> list[str]:
+        return (
+            ([f"row: line {self.line} of {text!r} (its label cell is blank)"] if self.line > 1 else [])
+            + ([f"row: under the section row {self.under!r}"] if self.under else [])
+            + ([f"row: number {self.again} labelled {text!r}"] if self.again > 1 else [])
+        )
+
+    def apart(self, nth: int) -> str:
+        """The part of a cell's key that keeps it apart (with the n-th printing of its column's header)."""
+        return " ".join(
+            ([f"line {self.line}"] if self.line > 1 else [])
+            + ([f"column {nth}"] if nth > 1 else [])
+            + ([f"under {self.under}"] if self.under else [])
+            + ([f"row {self.again}"] if self.again > 1 else [])
+        )
+
+
+@dataclass
+class _RowKeys:
+    """Reads a table's data rows in order and tells rows that print the same label apart, so that no
+    cell takes another's key (table, row label, column header) and is dropped as a repeat: a blank
+    label under a labelled row is that row's next line (the 800 and 1750 °C steps under "ETH-1  600"),
+    a label printed again under another section row that names no sample is that section's
+    ("Mina San Miguel" under "Geographic" and under "Tectonic"), and a label printed on another data
+    row of the same section with other values is the n-th so labelled (a standard analysed five
+    times, "STDZ")."""
+
+    labelled: Counter[str]  # data rows by the label they print
+    last: str = ""  # the label of the last data row that printed one
+    line: int = 0  # which line of that row's group the current row is (1: its own)
+    heading: str = ""  # the words of the last section row that named no value
+    times: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+
+    def section_row(self, heading: str | None) -> None:
+        """A row of words alone: a section row (its words) or a sentence with values (None)."""
+        if heading is not None:
+            self.heading = heading
+        self.last, self.line = "", 0
+
+    def under(self, text: str, section: str) -> str:
+        return self.heading if self.heading and not section and self.labelled[text] > 1 else ""
+
+    def place(self, text: str, under: str, section: str) -> tuple[str, _Place]:
+        """The row's label (the labelled row's, for a blank one outside a sample section) and place."""
+        blank = not text
+        self.line = self.line + 1 if blank else 1
+        if not blank:
+            self.last = text
+            self.times[text, under, section] += 1
+            again = self.times[text, under, section] if self.labelled[text] > 1 else 0
+            return text, _Place(under=under, again=again)
+        return (self.last if not section else text), _Place(line=self.line, under=under)
 
 
 def _blocks(headers: Sequence[str], columns: Sequence[int]) -> dict[int, int]:
