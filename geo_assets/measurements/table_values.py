@@ -129,6 +129,13 @@ class TableValue:
 # an isotope ratio written with its mass numbers only ("21/20", "238/43 (×10−3)"): a quantity, though
 # it prints no letter
 _MASS_RATIO = re.compile(r"^\d{1,3}\s*/\s*\d{1,3}(?:\s*[(\[][^()\[\]]*[)\]])?$")
+
+
+def _nameless(header: str) -> bool:
+    """A header that names nothing: no letter in it ("+2", "3"), unless it is a ratio of mass numbers."""
+    return not re.search(r"[^\W\d]", header) and not _MASS_RATIO.match(header)
+
+
 # a minus sign the text layer set apart from its number ("− 2.685"): one number
 _LOOSE_SIGN = re.compile(r"^([+\-\u2212])\s+(?=\d)")
 
@@ -328,8 +335,7 @@ def extract_table_values(
         named = analyte_of(header, caption_units)
         if named is None:
             plain = " ".join(plain_letters(header).split())
-            wordless = not re.search(r"[^\W\d]", plain) and not _MASS_RATIO.match(plain)
-            if NOT_QUANTITY.match(plain.strip(" .:")) or len(plain) > 90 or wordless:
+            if NOT_QUANTITY.match(plain.strip(" .:")) or len(plain) > 90 or _nameless(plain):
                 continue
             top = rows[0][i].strip()
             grouped = (
@@ -340,7 +346,7 @@ def extract_table_values(
             )
             if grouped:  # under a group header ("Compositional Parameters"): the column's own words
                 plain = " ".join(plain_letters(own).split())
-                if not re.search(r"[^\W\d]", plain) and not _MASS_RATIO.match(plain):
+                if _nameless(plain):
                     continue  # "+2" (its "σ" lost) under "Isotopic ratios and 2σ (%) errors": no name
             named = _as_printed(plain)
         if (

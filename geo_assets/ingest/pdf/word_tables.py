@@ -341,12 +341,17 @@ def _glue(words: list[_Word]) -> list[_Word]:
     return out
 
 
+def _value_words(line: _Line) -> list[str]:
+    """The line's words less the letter marks set beside its values ("40 (a)": the analytical method)."""
+    return [w.text for w in line.words if not _MARK_WORD.match(w.text)]
+
+
 def _is_data(line: _Line) -> bool:
     """A line of at least two numbers that are half its words or more; a dash or "n.d." standing for
     a value not measured counts with the numbers ("GR50d 1.52 5.69 56 18 176 — — — IAB MORB Mg loss?"
     is a row of a whole-rock table, not a line of text), and a letter mark beside a value ("40 (a)",
     a compilation's analytical method) is no word of it."""
-    texts = [w.text for w in line.words if not _MARK_WORD.match(w.text)]  # marks beside values: no words
+    texts = _value_words(line)
     numbers = sum(is_number(t) for t in texts)
     nulls = sum(_NULL_CELL.match(t) is not None for t in texts)
     return numbers >= 2 and numbers + nulls >= 0.5 * len(texts)
@@ -437,19 +442,14 @@ def _spans_page(lines: list[_Line], caption: _Line, middle: float) -> bool:
     in a sparse compilation whose first rows fill only its left columns, the first data line that
     reaches right of the middle does. In two columns of text, the right half of that line would be
     prose, or another table's row with nothing of it left of the middle."""
-    seen = 0
-    for line in [ln for ln in lines if ln.top > caption.bottom][: 3 * _MAX_HEADER]:
-        if _is_data(line):
-            left = [w for w in line.words if w.x1 < middle]
-            right = [w for w in line.words if w.x0 > middle and not _MARK_WORD.match(w.text)]
+    below = [ln for ln in lines if ln.top > caption.bottom][: 3 * _MAX_HEADER]
+    for line in [ln for ln in below if _is_data(ln)][:_MAX_HEADER]:
+        left = [w for w in line.words if w.x1 < middle]
+        right = [w for w in line.words if w.x0 > middle and not _MARK_WORD.match(w.text)]
+        if right:
             numbers = sum(is_number(w.text) for w in right)
-            if right and not (left and numbers >= 1 and numbers >= 0.5 * len(right)):
-                return False  # a column of prose right of the middle, or another table's row
-            if right:
-                return True
-            seen += 1
-            if seen == _MAX_HEADER:
-                break
+            # a column of prose right of the middle, or another table's row, makes it no such table
+            return bool(left) and numbers >= 1 and numbers >= 0.5 * len(right)
     return False
 
 
@@ -693,7 +693,7 @@ def _run(lines: list[_Line], first: int, span: float, *, downwards: bool = True)
 def _one_value(line: _Line) -> bool:
     """A row label, one number and perhaps its letter mark ("Hf 12 (b)", "Cu 20"): a sparse table's
     row with one value."""
-    words = [w.text for w in line.words if not _MARK_WORD.match(w.text)]
+    words = _value_words(line)
     return (
         len(words) >= 2
         and not is_number(words[0])
@@ -706,7 +706,7 @@ def _label_only(line: _Line, first: _Line, pitch: float | None, above: _Line) ->
     """A row of a sparse table that prints its label and one value or none ("Ni", "Ge ppb", "Cu 20 (b)"
     in a compilation of analyses): a short name at the rows' left edge, a row's pitch below the line
     above. Runs of such rows do not end the table as a run of text lines would."""
-    words = [w.text for w in line.words if not _MARK_WORD.match(w.text)]
+    words = _value_words(line)
     label = [t for t in words if not is_number(t)]
     return (
         pitch is not None
