@@ -60,6 +60,9 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     deps=[raw_pdf],
     group_name="ingest",
     kinds={"pdf", "xml"},
+    # 16: each page of a table captioned on some pages and carried on without a caption on others keeps
+    # its own page (its cells were paired with the caption entries in list order, not by page)
+    # (parser 0.2.13);
     # 15: a bare table's row-label heading set between two header lines ("No. Sample") is part of its
     # header, and column heads set wider apart than a phrase's words are no group header; a letter mark
     # beside a value ("40 (a)") is no word of a data line, a sparse table's rows of one value or none
@@ -80,7 +83,7 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     # open its body; 8: "Table DR1" captions, sample section rows, group headers set at their columns' left;
     # 7: tables carried onto the next page, bare tables' header lines; 6: tables without a caption,
     # group headers; 5: wide tables under a short caption
-    code_version="tei-15",
+    code_version="tei-16",
     pool="grobid",
     output_required=False,
     check_specs=[dg.AssetCheckSpec("tei_non_empty", asset="tei_xml")],

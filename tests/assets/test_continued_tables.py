@@ -114,3 +114,39 @@ def test_a_continued_page_takes_the_unit_its_first_page_s_caption_gives() -> Non
     # each page's rows are cited at that page's block of the cleaned text
     for row in rows:
         assert row.sample in cleaned.text[row.char_start : row.char_end], row
+
+
+def test_each_page_of_a_table_captioned_on_every_other_page_keeps_its_own_page(tmp_path: Path) -> None:
+    """A long data table captioned on pages 1 and 3 ("Table 1. (continued)") and carried on without a
+    caption or header on pages 2 and 4. Before, the continued pages' caption entries were added for
+    the next pages in page order (2 and 3, not 2 and 4) and paired with grids in list order, so the
+    rows of page 2 were stored as page 3's, those of page 3 as page 2's and so on: every cell cited
+    to the wrong page."""
+    from tests.assets.paper_builders import pages_pdf, text_lines
+
+    columns = (72.0, 150.0, 230.0, 310.0, 390.0)
+    header = (
+        118.0,
+        8.0,
+        list(zip(columns, ["Analysis", "206Pb/238U", "2s", "207Pb/235U", "2s"], strict=True)),
+    )
+
+    def rows(prefix: str, top: float) -> list[tuple[float, float, list[tuple[float, str]]]]:
+        out = []
+        for i in range(14):
+            cells = [f"{prefix}{i + 1}", f"0.{1050 + 7 * i}", "1.5", f"0.{8700 + 11 * i}", "2.4"]
+            out.append((top + 12.0 * i, 8.0, list(zip(columns, cells, strict=True))))
+        return out
+
+    prose = text_lines(72.0, 12.0, 10.0, ["Zircon U-Pb results of the sandstone samples are listed below."])
+    first = [(60.0, 14.0, [(72.0, "Detrital zircon ages")]), *prose,
+             (100.0, 9.0, [(72.0, "Table 1. LA-ICP-MS U-Pb results")]), header, *rows("a", 132.0)]  # fmt: skip
+    third = [(100.0, 9.0, [(72.0, "Table 1. (continued)")]), header, *rows("c", 132.0)]
+    pdf = pages_pdf(tmp_path / "long_table.pdf", [first, rows("b", 72.0), third, rows("d", 72.0)])
+    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
+    pages = {}
+    for caption in (c for c in paper.captions if c.kind == "table"):
+        labels = {row[0][0] for row in caption.rows if row and row[0][:1] in "abcd" and row[0][1:].isdigit()}
+        assert len(labels) == 1, (caption.page, labels)
+        pages[labels.pop()] = caption.page
+    assert pages == {"a": 1, "b": 2, "c": 3, "d": 4}

@@ -25,7 +25,7 @@ from geo_assets.ingest.pdf.columns import order_page
 from geo_assets.ingest.pdf.document import Document
 from geo_assets.ingest.pdf.headings import REFERENCE_HEADS, caption_title, norm_head
 from geo_assets.ingest.pdf.hyphenation import vocabulary
-from geo_assets.ingest.pdf.layout import Line, box_coords
+from geo_assets.ingest.pdf.layout import Line, box_coords, coords_page
 from geo_assets.ingest.pdf.lines import page_lines
 from geo_assets.ingest.pdf.metadata import read_front_matter
 from geo_assets.ingest.pdf.running_heads import drop_running_heads
@@ -230,11 +230,23 @@ def _continued_captions(doc: Document) -> None:
     captioned on (a table carried onto the next page without a caption line): the TEI writer gives
     each caption entry the next grid under its label, so an uncaptioned page of a table needs one."""
     captioned = Counter(label for kind, label, _text in doc.captions if kind == "table")
+    # a page that prints its own "Table 1 (continued)" line already has its caption entry: a
+    # headless page between two captioned ones (10 captioned, 11 not, 12 "continued") needs one,
+    # not the next page that happens to come in page order
+    on_page = {
+        (label, coords_page(box))
+        for (kind, label, _text), box in zip(doc.captions, doc.caption_coords, strict=False)
+        if kind == "table"
+    }
     grids = [t for t in doc.tables if t.label and not t.label.startswith(BARE_TABLE)]
     first = {t.label: min(u.page for u in grids if u.label == t.label) for t in grids}
     extra = Counter(t.label for t in grids)
     for table in grids:
-        if extra[table.label] > captioned[table.label] and table.page > first[table.label]:
+        if (
+            extra[table.label] > captioned[table.label]
+            and table.page > first[table.label]
+            and (table.label, table.page) not in on_page
+        ):
             doc.captions.append(("table", table.label, "(continued)"))
             doc.caption_coords.append(box_coords(table.page, *table.box))
             captioned[table.label] += 1

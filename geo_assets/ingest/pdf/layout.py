@@ -131,6 +131,12 @@ def box_coords(page: int, x0: float, top: float, x1: float, bottom: float) -> st
     return f"{page},{x0:.2f},{top:.2f},{x1 - x0:.2f},{bottom - top:.2f}"
 
 
+def coords_page(coords: str) -> int | None:
+    """The page a ``coords`` attribute starts on (None for no position)."""
+    head = coords.split(",", 1)[0]
+    return int(head) if head.isdigit() else None
+
+
 def coords(lines: Sequence[Line]) -> str:
     """GROBID-style ``coords`` of some lines: ``"page,x,y,w,h;..."`` (1-based page, PDF points, origin
     top-left), one box around each run of consecutive lines on the same page and in the same column;

@@ -17,9 +17,11 @@ from lxml import etree
 from geo_assets.ingest.pdf.bare_tables import BARE_TABLE
 from geo_assets.ingest.pdf.document import Document
 from geo_assets.ingest.pdf.headings import norm_head
+from geo_assets.ingest.pdf.layout import coords_page
+from geo_assets.ingest.pdf.tables import PageTable
 
 EMBEDDED_PRODUCER = "georag-embedded-pdf"
-EMBEDDED_VERSION = "0.2.12"
+EMBEDDED_VERSION = "0.2.13"
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
 XML_NS = "http://www.w3.org/XML/1998/namespace"
@@ -46,6 +48,16 @@ def _boxes(coords: list[str], count: int) -> list[dict[str, str]]:
     """``coords`` attributes for ``count`` elements (none where a position is unknown)."""
     padded = coords[:count] + [""] * (count - len(coords))
     return [{"coords": box} if box else {} for box in padded]
+
+
+def _grid_of(tables: list[PageTable], label: str, box: str) -> PageTable | None:
+    """The grid a table caption heads: the one under its label on the caption's own page (a table
+    over six pages is captioned on some and carried on without a caption on others, and the caption
+    entries do not come in page order), else the first under its label not yet taken (a caption
+    at the foot of a page over its table on the next)."""
+    under = [t for t in tables if t.label == label]
+    page = coords_page(box)
+    return next((t for t in under if t.page == page), under[0] if under else None)
 
 
 def to_tei(doc: Document) -> str:
@@ -121,7 +133,7 @@ def to_tei(doc: Document) -> str:
         if not label.startswith(BARE_TABLE):  # a bare table has no number of its own
             _el(figure, "label", label.split()[-1])
         _el(figure, "figDesc", caption)
-        cells = next((t for t in tables if kind == "table" and t.label == label), None)
+        cells = _grid_of(tables, label, box.get("coords", "")) if kind == "table" else None
         if cells is not None:  # GROBID's layout: <table><row><cell>…</cell></row></table>
             tables.remove(cells)
             table = _el(figure, "table")
