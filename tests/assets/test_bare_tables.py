@@ -72,16 +72,37 @@ def test_the_same_numbers_as_axis_ticks_or_an_equation_are_no_table(tmp_path: Pa
 class _Drawing:
     """A page with vector strokes over a box, as pdfplumber lists them."""
 
-    def __init__(self, strokes: int) -> None:
+    def __init__(self, strokes: int, lines: list[dict[str, Any]] | None = None) -> None:
         stroke = {"x0": 10.0, "x1": 20.0, "top": 10.0, "bottom": 20.0}
         self.curves: list[dict[str, Any]] = [stroke] * strokes
-        self.lines: list[dict[str, Any]] = []
+        self.lines: list[dict[str, Any]] = lines or []
 
 
 def test_a_block_drawn_over_is_a_figure_and_a_ruled_table_is_not() -> None:
     table = WordTable("", 1, [list(row) for row in TABLE], 1, box=(0.0, 0.0, 400.0, 100.0))
     assert is_bare_table(table, _Drawing(strokes=2))  # a table's rules
     assert not is_bare_table(table, _Drawing(strokes=60))  # a plot's curves and ticks
+
+
+def test_a_table_ruled_cell_by_cell_is_a_table_and_the_same_strokes_as_ticks_are_a_figure() -> None:
+    """A survey report's table drawn as a grid, one short rule per cell under every row and beside
+    every column: more straight strokes than cells, which before made it a figure and lost it."""
+    table = WordTable("", 1, [list(row) for row in TABLE], 1, box=(0.0, 0.0, 400.0, 100.0))
+    grid = [
+        {"x0": 80.0 * j, "x1": 80.0 * (j + 1), "top": 20.0 * i, "bottom": 20.0 * i}
+        for i in range(6)
+        for j in range(5)
+    ] + [
+        {"x0": 80.0 * j, "x1": 80.0 * j, "top": 20.0 * i, "bottom": 20.0 * (i + 1)}
+        for i in range(5)
+        for j in range(6)
+    ]
+    assert len(grid) > 25  # more strokes than the 25 cells
+    assert is_bare_table(table, _Drawing(strokes=0, lines=grid))
+    # as many short ticks along two axes, or the grid with a plotted curve: a figure
+    ticks = [{"x0": 5.0 * k, "x1": 5.0 * k, "top": 95.0, "bottom": 100.0} for k in range(len(grid))]
+    assert not is_bare_table(table, _Drawing(strokes=0, lines=ticks))
+    assert not is_bare_table(table, _Drawing(strokes=1, lines=grid))
 
 
 def test_a_sentence_row_with_an_equals_sign_is_the_table_s_and_a_short_one_an_equation() -> None:

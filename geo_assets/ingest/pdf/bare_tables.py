@@ -7,7 +7,9 @@ printed by a figure's axis ticks and panel labels and by displayed equations and
 not become measurement rows. Three signs tell them apart, each general to how PDFs are made:
 
 * a figure is drawn: its box holds more vector strokes (curves and lines) than half the table would
-  have cells, where a table holds at most its rules (a DataFrame: two);
+  have cells, where a table holds at most its rules (a DataFrame: two) — unless those strokes are a
+  ruled table's grid (no curve, a horizontal rule across the block under half its rows or more: a
+  survey report's table drawn cell by cell holds more strokes than cells);
 * axis ticks are evenly spaced: a line of four or more numbers with one constant step
   ("94 98 102 106", "0.0 0.1 0.2 0.3") is a scale, never a row of measurements;
 * an equation prints "=" or its number "(7)" in a short cell (a sentence set as a table row,
@@ -57,10 +59,27 @@ def _inside(obj: dict[str, Any], box: tuple[float, float, float, float]) -> bool
     return bool(obj["x0"] < x1 and obj["x1"] > x0 and obj["top"] < bottom and obj["bottom"] > top)
 
 
+def _ruled(lines: list[dict[str, Any]], table: WordTable) -> bool:
+    """Whether a block's straight strokes are a ruled table's cell borders: horizontal rules across
+    most of its width at half its rows or more (a report's grid table draws one under every row,
+    often as one short segment per cell, so it holds more strokes than cells)."""
+    x0, _top, x1, _bottom = table.box
+    across: dict[int, float] = {}
+    for line in lines:
+        if abs(line["top"] - line["bottom"]) < 1:  # horizontal
+            level = round(line["top"])
+            across[level] = across.get(level, 0.0) + min(line["x1"], x1) - max(line["x0"], x0)
+    rules = sum(length >= 0.6 * (x1 - x0) for length in across.values())
+    return rules >= max(3, 0.5 * len(table.rows))
+
+
 def _drawn(table: WordTable, page: Any) -> bool:
     cells = sum(bool(cell.strip()) for row in table.rows for cell in row)
-    strokes = sum(_inside(obj, table.box) for obj in [*page.curves, *page.lines])
-    return strokes > 0.5 * cells
+    curves = [obj for obj in page.curves if _inside(obj, table.box)]
+    lines = [obj for obj in page.lines if _inside(obj, table.box)]
+    if not curves and _ruled(lines, table):  # a grid of rules and no curve: a ruled table
+        return False
+    return len(curves) + len(lines) > 0.5 * cells
 
 
 def _is_scale(row: Sequence[str]) -> bool:
