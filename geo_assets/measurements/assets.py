@@ -15,6 +15,8 @@ from geo_rag_runtime.vocab import vocabulary_version
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
+    # 23: a table set in halves side by side, each with its own sample column, gives each half's rows
+    # their own sample (the right half was read as a second block of the left sample's columns);
     # 22: cells under a blank row label, a repeated column header or a repeated label under another
     # section row are kept apart, not dropped as repeats; "+2σ" (a lost "±"), "36Ar ± 1σ" over two
     # columns and "2s" after an unread column are uncertainties; "Au" over "ppm" is Au in ppm, "21/20"
@@ -43,7 +45,7 @@ from geo_rag_runtime.vocab import vocabulary_version
     # 14: a sparse top header line heads its own column only; a wrapped header's "error)" is no
     # uncertainty column; a continued page takes its first page's caption unit and is cited at its
     # own block; 13: a name before its bracketed value is its sample; ratio columns in Ma are ages
-    code_version=f"measurements-22+vocab.{vocabulary_version()}",
+    code_version=f"measurements-23+vocab.{vocabulary_version()}",
     pool="docstore",
     check_specs=[dg.AssetCheckSpec("rows_with_sample", asset="measurements")],
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "

@@ -242,6 +242,14 @@ def extract_table_values(
     head = [r for r in rows[:n_header] if not marks_row(r)] or rows[:n_header]
     rows, n_header = [*head, *rows[n_header:]], len(head)
     headers = column_headers(rows[:n_header], width)
+    halves = _halves(rows[:n_header], rows[n_header:], label)
+    if halves:  # a long table set in halves side by side: each half's rows are rows of their own
+        bounds = [0, *halves, width]
+        return [
+            value
+            for a, b in zip(bounds, bounds[1:], strict=False)
+            for value in extract_table_values([r[a:b] for r in rows], caption, definitions, footnotes)
+        ]
     caption_units = units_of_caption(plain_letters(caption))
     column_units = {**caption_column_units(definitions), **caption_column_units(caption)}
     in_percent = bool(PERCENT_CAPTION.search(plain_letters(caption)))  # "values are expressed as percentages"
@@ -528,6 +536,28 @@ class _RowKeys:
             again = self.times[text, under, section] if self.labelled[text] > 1 else 0
             return text, _Place(under=under, again=again)
         return (self.last if not section else text), _Place(line=self.line, under=under)
+
+
+def _halves(head: Sequence[Sequence[str]], body: Sequence[Sequence[str]], label: int) -> list[int]:
+    """The columns where a table set in halves side by side starts again ("Sample  UTM-E  UTM-N  Ca
+    K" twice across a report's page, a sample in each half of a line): a column of words whose
+    header cells are printed as the label column's, followed by the label column's neighbour's
+    again (the header cells as printed: a group header spread over blank cells would join them).
+    Blocks of value columns repeated beside one label column ("Ns Ni Age err" three times) are not
+    halves (:func:`_blocks`)."""
+
+    def printed(column: int) -> list[str]:
+        return [" ".join(r[column].split()) for r in head]
+
+    nxt = label + 1
+    width = min(len(r) for r in [*head, *body])
+    if nxt >= width or not any(printed(nxt)):
+        return []
+    return [
+        c
+        for c in range(nxt + 1, width - 1)
+        if printed(c) == printed(label) and printed(c + 1) == printed(nxt) and _wordy(body, c)
+    ]
 
 
 def _blocks(headers: Sequence[str], columns: Sequence[int]) -> dict[int, int]:

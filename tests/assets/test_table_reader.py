@@ -937,3 +937,22 @@ def test_a_sparse_compilation_with_method_marks_is_read_to_its_last_row(tmp_path
     assert labels[-1] == "Th" and "Rb" in labels
     found = {(v.row, v.column): v.value for v in extract_table_values(table.rows, table.caption)}
     assert found["Sr", "Lab3"] == 175.0 and found["Th", "Lab3"] == 3.2 and found["Hf", "Lab2"] == 12.0
+
+
+def test_a_table_set_in_halves_side_by_side_gives_each_half_s_rows_their_own_sample() -> None:
+    """A report's long table printed as two halves across the page, each with its own "Sample"
+    column: each line holds two samples. Before, the right half's cells were read as a second block
+    of the left sample's columns ("column: number 2"), every value under the wrong sample."""
+    head = [["", "Rock", "Ca", "K", "", "Rock", "Ca", "K"],
+            ["Sample", "", "", "", "Sample", "", "", ""],
+            ["", "Type", "%", "%", "", "Type", "%", "%"]]  # fmt: skip
+    body = [["M007", "Atf", "0.39", "1.90", "N013", "Adcl", "0.10", "1.73"],
+            ["M010", "Atf", "0.22", "3.09", "N016", "Atf", "1.22", "1.10"],
+            ["M026", "Adcu", "0.01", "2.21", "N018", "Atf", "0.96", "1.27"],
+            ["N005", "Atf", "0.23", "0.15", "", "", "", ""]]  # fmt: skip
+    values = extract_table_values([*head, *body])
+    found = {(v.sample, v.analyte): (v.value, v.unit) for v in values}
+    assert len(values) == len(found) == 14  # seven samples × Ca and K
+    assert found["N013", "Ca"] == (0.10, "%") and found["M007", "Ca"] == (0.39, "%")
+    assert found["N018", "K"] == (1.27, "%") and found["N005", "K"] == (0.15, "%")
+    assert not any("column: number" in note for v in values for note in v.notes)
