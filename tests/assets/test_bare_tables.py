@@ -160,3 +160,38 @@ def test_a_data_report_s_header_of_names_row_labels_and_units_is_read_whole(tmp_
     assert set(values) == {(s, a) for s, *_ in data for a in heads}
     assert (values["M010", "Ba"].value, values["M010", "Ba"].unit) == (470.0, "ppm")
     assert (values["M012", "Au"].qualifier, values["M007", "Al"].unit) == ("<", "%")
+
+
+@pytest.mark.parametrize("label", ["Table II", "Table 3.1"])
+def test_a_table_numbered_in_roman_numerals_or_by_section_keeps_its_caption(
+    tmp_path: Path, label: str
+) -> None:
+    """Older papers and survey reports number tables "Table II" or "Table 3.1" (a report's "Table
+    Ⅱ-1-2"). Before, neither was a caption: the table came out as "Uncaptioned table, page 1" and its
+    caption's words as body text."""
+    lines = [(80.0 + 12 * i, [(72.0, text)]) for i, text in enumerate(PROSE)]
+    lines.append((118.0, [(72.0, f"{label}. Major elements of the rift basalts (wt.%)")]))
+    for i, row in enumerate(TABLE):
+        lines.append((130.0 + 12 * i, [(72.0 + 70 * j, cell) for j, cell in enumerate(row)]))
+    pdf = text_pdf(tmp_path / "report.pdf", lines)
+    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
+    (table,) = [c for c in paper.captions if c.kind == "table"]
+    assert table.label == label and table.text.startswith("Major elements of the rift basalts")
+    values = {(v.row, v.analyte): v for v in extract_table_values(table.rows, table.text)}
+    assert values["KL-3", "MgO"].value == 8.03 and values["KL-3", "MgO"].unit == "wt.%"
+
+
+def test_a_list_of_tables_entry_is_no_caption(tmp_path: Path) -> None:
+    """A report's list of tables ("Table 1 Major elements ........ 12") names every table with dot
+    leaders and a page number. Before, each entry was a caption of its own, an empty table under the
+    label the real caption carries."""
+    lines = [(80.0 + 12 * i, [(72.0, text)]) for i, text in enumerate(PROSE)]
+    lines += [(118.0, [(72.0, "Table 1. Major elements of the rift basalts . . . . . . . . . . . . 12")]),
+              (130.0, [(72.0, "Table 2. Trace elements of the rift basalts . . . . . . . . . . . . 14")]),
+              (154.0, [(72.0, "Table 1. Major elements of the rift basalts (wt.%)")])]  # fmt: skip
+    for i, row in enumerate(TABLE):
+        lines.append((166.0 + 12 * i, [(72.0 + 70 * j, cell) for j, cell in enumerate(row)]))
+    pdf = text_pdf(tmp_path / "report.pdf", lines)
+    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
+    tables = [c for c in paper.captions if c.kind == "table"]
+    assert [(t.label, len(t.rows)) for t in tables] == [("Table 1", len(TABLE))]

@@ -18,6 +18,7 @@ from geo_assets.ingest.pdf.headings import (
     BACK_HEADS,
     CAPTION,
     KNOWN_HEADS,
+    LIST_ENTRY,
     REFERENCE_HEADS,
     SKIPPED_HEADS,
     SUPPLEMENT_HEAD,
@@ -108,7 +109,8 @@ def assemble(
                 end_front()
                 state = "body"  # keywords close the front matter (PNAS has no first head)
             continue
-        if block.kind == "caption":
+        if block.kind == "caption" and not LIST_ENTRY.search(text_of(block)):
+            # (a list of tables' entry whose leaders are on its second line is body text)
             text = text_of(block)
             match = CAPTION.match(text)
             if match:

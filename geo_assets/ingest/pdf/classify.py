@@ -13,6 +13,7 @@ from geo_assets.ingest.pdf.headings import (
     CAPTION,
     HEAD_NUMBER_PREFIX,
     KNOWN_HEADS,
+    LIST_ENTRY,
     NUMBERED_HEAD,
     heading_of,
     norm_head,
@@ -71,6 +72,8 @@ def classify(lines: list[Line], body_size: float, body_font: str) -> None:
             line.kind = "drop"
             continue
         caption = CAPTION.match(line.text)
+        if caption and LIST_ENTRY.search(line.text):
+            caption = None  # "Table 3 Major elements ········ 12": a list of tables' entry, not its caption
         if caption and (line.bold > 0.05 or caption.group("after").strip() or line.size < body_size - 0.3):
             line.kind = "caption"
             continue

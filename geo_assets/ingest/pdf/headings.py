@@ -125,12 +125,20 @@ NUMBERED_HEAD = re.compile(
 )
 _ROMAN_HEAD = re.compile(r"^(?P<n>(?:X{0,2})(?:IX|IV|V?I{1,3}|V))\.\s+(?P<t>[A-Z][^\n]{1,160})$")
 _APPENDIX_HEAD = re.compile(r"^(?P<n>Appendix\s+[A-Z0-9]+)[.:]?\s*(?P<t>.*)$", re.IGNORECASE)
+# a caption's number: "1", "S1", "A2", "SI1", a GSA Data Repository item's "DR1", a Roman numeral
+# ("II", older papers and reports; "Ⅱ" as one glyph) and a report's section numbering ("3.1", "Ⅱ-1-2")
+CAPTION_NUMBER = r"(?:(?:DR|SI|[A-Z]?S?)\d{1,3}[a-z]?|[IVX]{1,5}\b|[\u2160-\u216b])(?:[.-]\d{1,3}){0,2}"
 CAPTION = re.compile(
-    # "Table S1", "Figure A2", "Figure SI1" and a GSA Data Repository item's "Table DR1"
-    r"^(?P<kind>fig(?:ure)?s?\.?|table|tab\.)\s*(?P<num>(?:DR|SI|[A-Z]?S?)\d{1,3}[a-z]?)"
+    # "Table S1", "Figure A2", "Figure SI1", "Table DR1", "Table II", "Table 3.1"
+    rf"^(?P<kind>fig(?:ure)?s?\.?|table|tab\.)\s*(?P<num>{CAPTION_NUMBER})"
     r"(?P<after>\s*[.:|—–-]|\s*$|\s+(?=[A-Z(]))",
     re.IGNORECASE,
 )
+
+
+# dot leaders and a page number: an entry of a report's list of tables or figures ("Table 3 Major
+# elements ········ 12"), not the caption
+LIST_ENTRY = re.compile(r"(?:[.･·…]\s?){5,}\s*\d")
 
 
 def caption_title(text: str) -> str | None:

@@ -63,6 +63,7 @@ from typing import Any
 
 from pdfplumber.utils import extract_words
 
+from geo_assets.ingest.pdf.headings import CAPTION_NUMBER, LIST_ENTRY
 from geo_assets.ingest.table_cells import marks_row
 from geo_rag_runtime.text.readable import decimal_points
 
@@ -76,7 +77,7 @@ _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _NULL_CELL = re.compile(r"^(?:[—–-]|n\.?d\.?|n\.?a\.?|b\.?d\.?l\.?)$", re.IGNORECASE)
 # a letter mark beside a value, a compilation's analytical method ("40 (a)", "2463 (c )")
 _MARK_WORD = re.compile(r"^(?:\(?[a-h]\)|\([a-h]|\))$")
-_CAPTION = re.compile(r"^(?:Table|TABLE)\s*(?P<num>(?:DR|SI|[A-Z]?S?)\d{1,3}[a-z]?)(?P<after>[.:|—–-].*|)$")
+_CAPTION = re.compile(rf"^(?:Table|TABLE)\s*(?P<num>{CAPTION_NUMBER})(?P<after>[.:|—–-].*|)$")
 _MAX_HEADER = 12
 _MAX_GAP_LINES = 3
 _MAX_RUNNING_HEAD = 2  # lines above a page's first table row that may be its running head
@@ -372,6 +373,8 @@ def _captions(lines: list[_Line]) -> list[tuple[_Line, int, str]]:
     """(line, index of the caption's first word, label) for each "Table N" caption."""
     out = []
     for k, line in enumerate(lines):
+        if LIST_ENTRY.search(line.text):
+            continue  # "Table 2 Trace elements ········ 14": a list of tables' entry
         for i, word in enumerate(line.words):
             joined = " ".join(w.text for w in line.words[i : i + 2])
             match = _CAPTION.match(word.text) or _CAPTION.match(joined)
