@@ -17,6 +17,8 @@ from geo_rag_runtime.vocab import vocabulary_version
     kinds={"mongodb"},
     # 23: a table set in halves side by side, each with its own sample column, gives each half's rows
     # their own sample (the right half was read as a second block of the left sample's columns);
+    # correlation matrices and component loadings are no measurements; numbers under a text column's
+    # header spread over blank cells, a letter-spaced head ("M I N E R A L S") or "Remarks" have no name;
     # 22: cells under a blank row label, a repeated column header or a repeated label under another
     # section row are kept apart, not dropped as repeats; "+2σ" (a lost "±"), "36Ar ± 1σ" over two
     # columns and "2s" after an unread column are uncertainties; "Au" over "ppm" is Au in ppm, "21/20"

@@ -242,6 +242,9 @@ def extract_table_values(
     head = [r for r in rows[:n_header] if not marks_row(r)] or rows[:n_header]
     rows, n_header = [*head, *rows[n_header:]], len(head)
     headers = column_headers(rows[:n_header], width)
+    if _statistics(caption, headers, rows[n_header:], label):
+        return []
+    headers = _unspread(headers, rows[:n_header], rows[n_header:])
     halves = _halves(rows[:n_header], rows[n_header:], label)
     if halves:  # a long table set in halves side by side: each half's rows are rows of their own
         bounds = [0, *halves, width]
@@ -536,6 +539,45 @@ class _RowKeys:
             again = self.times[text, under, section] if self.labelled[text] > 1 else 0
             return text, _Place(under=under, again=again)
         return (self.last if not section else text), _Place(line=self.line, under=under)
+
+
+# a table of statistics over the samples, not of measurements: correlation and covariance matrices,
+# principal component or factor loadings
+_STATISTICS_CAPTION = re.compile(
+    r"correlation\s+(?:coefficient|matri)|covariance|princip(?:al|le)\s+component|factor\s+(?:analysis|loading)|"
+    r"eigenvalue|loadings",
+    re.IGNORECASE,
+)
+
+
+def _statistics(caption: str, headers: Sequence[str], body: Sequence[Sequence[str]], label: int) -> bool:
+    """Whether a table holds statistics of its analytes rather than their values: its caption says so
+    ("Correlation Coefficient of Whole Rocks", "Results of Principal Component Analysis"), or it is a
+    correlation matrix — three or more rows whose label is a column's header hold 1 in that column
+    ("Au 1.00" on the diagonal). Its "Au 0.35" under "Ag" is no Au content."""
+    if _STATISTICS_CAPTION.search(plain_letters(f"{caption} {' '.join(headers)}")):
+        return True  # (the header rows too: a grid read under the next caption keeps the first's title)
+    at = {" ".join(h.split()): i for i, h in enumerate(headers) if h.strip()}
+    ones = 0
+    for row in body:
+        i = at.get(" ".join(row[label].split())) if label < len(row) else None
+        if i is not None and i != label and i < len(row) and re.fullmatch(r"1(?:\.0+)?", row[i].strip()):
+            ones += 1
+    return ones >= 3
+
+
+def _unspread(headers: list[str], head: Sequence[Sequence[str]], body: Sequence[Sequence[str]]) -> list[str]:
+    """The headers, less those a column only took from a column of words to its left: a merged top
+    cell spans the blank ones to its right ("Isotopic ratios" over its ratio columns), but a text
+    column's header ("Alteration zone", cells "S/Sm", "Ser-Ch") names no numbers beside it — those
+    columns' own headers were printed sideways or not at all, and are unknown."""
+    out = list(headers)
+    for i in range(1, len(out)):
+        if out[i] and not any(i < len(r) and r[i].strip() for r in head):
+            source = next((j for j in range(i - 1, -1, -1) if j < len(head[0]) and head[0][j].strip()), None)
+            if source is not None and _wordy(body, source):
+                out[i] = ""
+    return out
 
 
 def _halves(head: Sequence[Sequence[str]], body: Sequence[Sequence[str]], label: int) -> list[int]:

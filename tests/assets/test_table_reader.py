@@ -956,3 +956,36 @@ def test_a_table_set_in_halves_side_by_side_gives_each_half_s_rows_their_own_sam
     assert found["N013", "Ca"] == (0.10, "%") and found["M007", "Ca"] == (0.39, "%")
     assert found["N018", "K"] == (1.27, "%") and found["N005", "K"] == (0.15, "%")
     assert not any("column: number" in note for v in values for note in v.notes)
+
+
+def test_correlation_matrices_and_component_loadings_are_no_measurements() -> None:
+    """A report's statistics over its samples: a correlation matrix of the elements (1.00 on the
+    diagonal) and principal component loadings. Their "0.35" under "Au" beside "Ag" is no Au content;
+    before, a captioned matrix gave a row per cell."""
+    names = ["Au", "Ag", "As", "Cu"]
+    matrix = [["", *names]] + [
+        [a, *("1.00" if a == b else f"0.{10 + 7 * i + j}" for j, b in enumerate(names))]
+        for i, a in enumerate(names)
+    ]
+    assert extract_table_values(matrix, "Table 5. Element relations of the whole rocks (N = 77)") == []
+    loadings = [["", "Component 1", "Component 2"], ["Au", "-0.719", "-0.117"], ["Ag", "-0.638", "0.048"],
+                ["As", "-0.465", "-0.105"], ["Eigenvalue", "3.941", "2.872"]]  # fmt: skip
+    assert extract_table_values(loadings, "Table 7. Results of Principal Component Analysis") == []
+    # the same element rows as measurements (samples across the top) are read as before
+    analyses = [["", "M007", "N013"], ["Au", "0.12", "0.35"], ["Ag", "2.1", "1.4"], ["As", "35", "18"]]
+    assert len(extract_table_values(analyses, "Table 4. Whole-rock analyses (ppm)")) == 6
+
+
+def test_numbers_under_a_text_column_s_header_or_a_letter_spaced_one_have_no_name() -> None:
+    """An X-ray diffraction table: the mineral names are printed sideways over their columns (not in
+    the text layer), so the only header above them is the "Alteration zone" of the text column to
+    their left, spread over the blank cells, and the letter-spaced "M I N E R A L S" of a group
+    header. Before, the intensities were stored as "Alteration" and "L S" values."""
+    rows = [["Sample", "Rock", "Alteration", "", "", "M I N E R A", "L S", "Remarks", "SiO2"],
+            ["", "type", "zone", "", "", "", "", "", "wt.%"],
+            ["M001", "Cbs", "Zeo", "3", "", "1", "", "7", "61.2"],
+            ["M007", "Atf", "S/Sm", "28", "4", "<1", "<1", "", "58.9"],
+            ["M028", "Adcu", "Ser-Ch", "30", "3", "", "<1", "2", "66.0"]]  # fmt: skip
+    values = extract_table_values(rows, "Table 1. Results of X-ray diffraction")
+    assert {(v.analyte, v.unit) for v in values} == {("SiO2", "wt.%")}
+    assert len(values) == 3
