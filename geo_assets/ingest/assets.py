@@ -63,7 +63,8 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     # 16: each page of a table captioned on some pages and carried on without a caption on others keeps
     # its own page (its cells were paired with the caption entries in list order, not by page); a
     # table without a caption ruled cell by cell (more straight strokes than cells) is no figure;
-    # captions numbered in Roman numerals or by section ("Table II", "Table 3.1") (parser 0.2.13);
+    # captions numbered in Roman numerals or by section ("Table II", "Table 3.1"), and a list of tables'
+    # entry ("Table 3 … ···· 12") no caption (parser 0.2.13);
     # 15: a bare table's row-label heading set between two header lines ("No. Sample") is part of its
     # header, and column heads set wider apart than a phrase's words are no group header; a letter mark
     # beside a value ("40 (a)") is no word of a data line, a sparse table's rows of one value or none
