@@ -570,10 +570,13 @@ def _unspread(headers: list[str], head: Sequence[Sequence[str]], body: Sequence[
     """The headers, less those a column only took from a column of words to its left: a merged top
     cell spans the blank ones to its right ("Isotopic ratios" over its ratio columns), but a text
     column's header ("Alteration zone", cells "S/Sm", "Ser-Ch") names no numbers beside it — those
-    columns' own headers were printed sideways or not at all, and are unknown."""
+    columns' own headers were printed sideways or not at all, and are unknown. Also less the tail of
+    a letter-spaced head split over two columns ("M I N E R A" then "L S")."""
     out = list(headers)
     for i in range(1, len(out)):
-        if out[i] and not any(i < len(r) and r[i].strip() for r in head):
+        if re.fullmatch(r"(?:\w\s)*\w", out[i]) and re.fullmatch(r"(?:\w\s){2,}\w", headers[i - 1]):
+            out[i] = ""  # the last letters of a letter-spaced head split over two columns ("… E R A" "L S")
+        elif out[i] and not any(i < len(r) and r[i].strip() for r in head):
             source = next((j for j in range(i - 1, -1, -1) if j < len(head[0]) and head[0][j].strip()), None)
             if source is not None and _wordy(body, source):
                 out[i] = ""

@@ -989,3 +989,8 @@ def test_numbers_under_a_text_column_s_header_or_a_letter_spaced_one_have_no_nam
     values = extract_table_values(rows, "Table 1. Results of X-ray diffraction")
     assert {(v.analyte, v.unit) for v in values} == {("SiO2", "wt.%")}
     assert len(values) == 3
+    # two single letters alone are no letter-spacing: "δ D" is δD
+    hydrogen = extract_table_values(
+        [["Sample", "δ D", "δ18O"], ["W-1", "-62.1", "-8.9"], ["W-2", "-55.0", "-7.6"]]
+    )
+    assert {v.analyte for v in hydrogen} >= {"δ18O"} and len(hydrogen) == 4
