@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_coverage import _pdfs  # noqa: E402  (folders and files given on the command line → PDFs)
 from bench_tables import read_stored  # noqa: E402  (the stored rows, as the table benchmark reads them)
 
 _NUMBER = re.compile(r"^[<>~≈]?[-−–]?\d+(?:[.,·]\d+)?(?:[eE][-+]?\d+)?[*†‡a-d]?$")
@@ -114,7 +115,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write every paper's pages here")
     parser.add_argument("--worst", type=int, default=15, help="pages with the most numbers not found")
     args = parser.parse_args()
-    pdfs = [p for path in args.paths for p in (sorted(path.glob("*.pdf")) if path.is_dir() else [path])]
+    pdfs = _pdfs(args.paths)
     results = []
     print(f"{'paper':<60} {'numbers':>8} {'found':>7} {'share':>6} {'rows':>6} {'s':>6} {'x floor':>8}")
     for pdf in pdfs:

@@ -337,13 +337,14 @@ def analyte_of(header: str, caption_units: dict[str, str]) -> tuple[str, str, st
     return analyte.name, analyte.kind, unit
 
 
+# a head set letter-spaced ("M I N E R A L S"; three letters or more, so that "δ D" stays δD)
+LETTER_SPACED = r"(?:\w\s){2,}\w"
 # headers of columns that hold no measured quantity: positions, counts, serial numbers, identifiers
 NOT_QUANTITY = re.compile(
     r"^(?:no\.?|#|n|ns|n\s*\(.*\)|N|serial.*|id|lat(?:itude)?.*|long(?:itude)?.*|lon\b.*|x|y|z|"
     r"easting.*|northing.*|utm.*|coord(?:inate)?s?\b.*|fig(?:ure)?\.?.*|ref(?:erence)?s?\.?.*|page|year|"
-    # a head set letter-spaced ("M I N E R A L S"; three letters or more, so that "δ D" stays δD): a
-    # group header's letters, no quantity; a column of remarks holds none either
-    r"(?:\w\s){2,}\w|remarks?|comments?|"
+    # a letter-spaced head is a group header's letters, no quantity; a column of remarks holds none
+    rf"{LETTER_SPACED}|remarks?|comments?|"
     # error correlations qualify the uncertainties of other columns; they are no measurement
     r"r\s*\[.*\]|ρ.*|rho.*|(?:err(?:or)?\.?\s*)?corr(?:elation|\.)?.*)$",
     re.IGNORECASE,

@@ -64,6 +64,7 @@ from geo_assets.ingest.table_cells import marks_row
 from geo_assets.measurements.table_headers import (
     CONDITION,
     KNOWN_UNITS,
+    LETTER_SPACED,
     MATERIAL_HEADER,
     NOT_QUANTITY,
     PERCENT_CAPTION,
@@ -574,7 +575,7 @@ def _unspread(headers: list[str], head: Sequence[Sequence[str]], body: Sequence[
     a letter-spaced head split over two columns ("M I N E R A" then "L S")."""
     out = list(headers)
     for i in range(1, len(out)):
-        if re.fullmatch(r"(?:\w\s)*\w", out[i]) and re.fullmatch(r"(?:\w\s){2,}\w", headers[i - 1]):
+        if re.fullmatch(r"(?:\w\s)*\w", out[i]) and re.fullmatch(LETTER_SPACED, headers[i - 1]):
             out[i] = ""  # the last letters of a letter-spaced head split over two columns ("… E R A" "L S")
         elif out[i] and not any(i < len(r) and r[i].strip() for r in head):
             source = next((j for j in range(i - 1, -1, -1) if j < len(head[0]) and head[0][j].strip()), None)
