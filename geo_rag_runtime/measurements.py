@@ -41,6 +41,7 @@ EXPORT_COLUMNS = (
     "sentence", "char_start", "char_end", "paper_id", "measurement_id",
     "sample_key",  # added after the rest: existing readers of the export keep their columns
     "printed", "notes",  # the value group as printed; what qualifies the value, "; "-joined
+    "rock_unit",  # the named unit the value describes ("basalts from the Mukhar formation")
 )  # fmt: skip
 # notes that change what a value means: an initial ratio is not the measured one, εNd(t) is not εNd(0)
 INITIAL_RATIO = "initial ratio"

@@ -163,6 +163,9 @@ class Measurement(BaseModel):
     sample: str = ""  # as printed ("19MAT-169", "KIL-1; KIL-2"; typographic hyphens made ASCII)
     # the paper's one printing of the same sample(s): FC4b and FC-4b in one paper share it
     sample_key: str = ""
+    # the named rock unit the value describes, as printed with the rocks the sentence names ("mafic
+    # rocks from the Ulgey bimodal volcanic suite", "Nisa-Albuquerque pluton"); "" when none is said
+    rock_unit: str = ""
     material: str = ""
     method: str = ""
     page: int | None = None
@@ -360,6 +363,9 @@ class ValueContext(BaseModel):
     qualifier: str = Field(default="", description="<, >, ~, range, bdl, nd")
     printed: str = Field(default="", description="the value group as printed")
     sample: str = ""
+    rock_unit: str = Field(
+        default="", description='the named rock unit the value describes, e.g. "Mukhar formation"'
+    )
     material: str = ""
     method: str = ""
     source_type: str = Field(default="", description='"table" or "text"')

@@ -147,6 +147,23 @@ def _same_samples(extracted: str, gold: str) -> bool:
     return bool(extracted.strip()) and keys(extracted) == keys(gold)
 
 
+_UNIT_FILLER = {"the", "from", "of", "in", "and", "rock", "rocks", "sample", "samples", "collected"}
+
+
+def _unit_words(text: str) -> set[str]:
+    words = (w.casefold() for w in re.findall(r"[^\W\d_]+", text))
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words} - _UNIT_FILLER
+
+
+def _same_unit(extracted: str, gold: str) -> bool:
+    """Whether a row's rock unit is the group a gold row names ("Mukhar formation basalts"): every
+    word of the gold's, plurals and filler words aside, starts a word of the row's ("basalt" is
+    "basaltic"); the row may say more ("mafic rocks from the Ulgey bimodal volcanic suite")."""
+    have = _unit_words(extracted)
+    want = _unit_words(gold)
+    return bool(want) and all(any(h.startswith(w) for h in have) for w in want)
+
+
 def _score_samples_in_papers(rows: list[dict[str, str]], papers: Path) -> list[str]:
     """Samples as a whole ingest assigns them: each gold paper is parsed and cleaned, its rows are
     extracted by ``paper_measurements`` (so a sample named earlier in the section counts), and each
@@ -163,6 +180,7 @@ def _score_samples_in_papers(rows: list[dict[str, str]], papers: Path) -> list[s
         if row["source_type"] == "text":
             by_file[row["source_file"]].append(row)
     right = total = invented = without = matched = id_right = id_total = same_right = same_id_right = 0
+    unit_right = unit_total = unit_invented = 0
     errors: list[str] = []
     for source, gold in sorted(by_file.items()):
         if not (papers / source).is_file():
@@ -188,13 +206,21 @@ def _score_samples_in_papers(rows: list[dict[str, str]], papers: Path) -> list[s
                     id_total += 1
                     id_right += ok
                     same_id_right += same
+                else:  # a group of rocks: right when the row's rock unit names it
+                    unit_total += 1
+                    ok = _same_unit(m.rock_unit, g["sample"])
+                    unit_right += ok
                 if not ok:
                     errors.append(
-                        f"PAPER-SAMPLE {m.sample!r} vs gold {g['sample']!r} | {m.printed!r} | {g['sentence'][:120]}"
+                        f"PAPER-SAMPLE {m.sample!r} / unit {m.rock_unit!r} vs gold {g['sample']!r} | {m.printed!r} "
+                        f"| {g['sentence'][:120]}"
                     )
             else:
                 without += 1
                 invented += bool(m.sample)
+                unit_invented += bool(m.rock_unit)
+                if m.rock_unit:
+                    errors.append(f"UNIT-GIVEN {m.rock_unit!r} | {m.printed!r} | {g['sentence'][:120]}")
     print(f"text samples in whole papers: {matched} gold rows matched in {len(by_file)} paper(s)")
     if total:
         print(f"  sample right where the gold names one: {right}/{total} ({right / total:.3f})")
@@ -204,8 +230,14 @@ def _score_samples_in_papers(rows: list[dict[str, str]], papers: Path) -> list[s
             f"'GJ-1 (pair 1)', left out): {same_right}/{total} ({same_right / total:.3f}); "
             f"identifiers {same_id_right}/{id_total}"
         )
+        print(
+            f"    of which the gold names a group of rocks, right in the row's rock unit: {unit_right}/{unit_total}"
+        )
+        both = same_id_right + unit_right
+        print(f"  sample or rock unit right where the gold names one: {both}/{total} ({both / total:.3f})")
     if without:
         print(f"  a sample given where the gold names none: {invented}/{without}")
+        print(f"  a rock unit given where the gold names no sample: {unit_invented}/{without}")
     return errors
 
 

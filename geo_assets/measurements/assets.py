@@ -47,7 +47,7 @@ from geo_rag_runtime.vocab import vocabulary_version
     # 14: a sparse top header line heads its own column only; a wrapped header's "error)" is no
     # uncertainty column; a continued page takes its first page's caption unit and is cited at its
     # own block; 13: a name before its bracketed value is its sample; ratio columns in Ma are ages
-    code_version=f"measurements-23+vocab.{vocabulary_version()}",
+    code_version=f"measurements-24+vocab.{vocabulary_version()}",
     pool="docstore",
     check_specs=[dg.AssetCheckSpec("rows_with_sample", asset="measurements")],
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "
@@ -82,16 +82,22 @@ def measurements(
     ]  # fmt: skip
     context.log.info(f"{cleaned_text.source_file}: {len(rows)} measurements ({written})")
     with_sample = sum(bool(r.sample) for r in rows)
+    unit_only = sum(bool(r.rock_unit and not r.sample) for r in rows)
     yield dg.AssetCheckResult(
         check_name="rows_with_sample",
         # a report, not a gate: many values (literature ages, ranges over a suite) have no sample
         passed=True,
-        description=f"{with_sample} of {len(rows)} rows carry the sample the paper names for them",
+        description=(
+            f"{with_sample} of {len(rows)} rows carry the sample the paper names for them; "
+            f"{unit_only} more the rock unit they describe"
+        ),
         metadata={
             "rows": len(rows),
             "with_sample": with_sample,
             "share": round(with_sample / len(rows), 3) if rows else 0.0,
             "samples": sorted({r.sample_key or r.sample for r in rows if r.sample})[:50],
+            "with_rock_unit_only": unit_only,
+            "rock_units": sorted({r.rock_unit for r in rows if r.rock_unit})[:50],
         },
     )
     yield dg.Output(

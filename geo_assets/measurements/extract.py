@@ -19,7 +19,9 @@ notes); else a sample the paper names elsewhere that the row label is, or is a s
 "GJ-1"); else the one sample the table's caption names ("U–Pb data of sample D21G-2"); a note says
 which. In running text, the sample the sentence names for the value
 (:mod:`geo_assets.measurements.samples`). Kept as printed, with ``sample_key`` the paper's one
-printing of each name.
+printing of each name. The rock unit a value describes ("mafic rocks from the Ulgey bimodal volcanic
+suite") is read the same way (:mod:`geo_assets.measurements.rock_units`); a table's is the one unit
+its caption names.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any
 
 from geo_assets.ingest.chunking import page_at
 from geo_assets.ingest.cleaned_paper import table_heading
+from geo_assets.measurements.rock_units import continues, unit_mentions
 from geo_assets.measurements.samples import (
     as_printed,
     normalise_names,
@@ -48,7 +51,7 @@ __all__ = ["EXTRACTOR", "paper_measurements"]
 
 log = logging.getLogger(__name__)
 
-EXTRACTOR = "text-rules-2"
+EXTRACTOR = "text-rules-3"  # 3: rock units; a value's own bracket and "for" name its sample
 TABLE_EXTRACTOR = "table-headers-3"  # 3: samples from the paper's names and the caption; units per column
 _MATERIAL_TYPES = {"Mineral", "Rock"}
 # "Table 1. (continued)": a later page of a table
@@ -74,22 +77,34 @@ def paper_measurements(
     for section in cleaned.sections:
         if section.kind in {"references", "captions", "tables"}:
             continue
-        carried = ""  # the sample(s) the section named last: "Sample X … . Two analyses yield …"
+        # what the section named last, a sample or a rock unit: "Sample X … . Two analyses yield …",
+        # "The mafic rocks from the Y suite have … . They have …"; naming one drops the other
+        carried, carried_unit = "", ""
         for s_start, s_end in split_sentences(section.text):
             sentence = section.text[s_start:s_end]
             values = extract_text_values(sentence)
             mentions = sample_mentions(sentence)
+            units = unit_mentions(sentence)
             named += [n for m in mentions for n in m.names]
             spans = [(v.start, v.end) for v in values]
-            samples = [own or carried for own in samples_for_values(sentence, spans, mentions)]
-            carried = "; ".join(mentions[-1].names) if mentions else carried
+            samples = [
+                own or ("" if units else carried) for own in samples_for_values(sentence, spans, mentions)
+            ]
+            # a unit is carried only into a sentence that goes on about its rocks ("They have …")
+            carried_unit = (
+                carried_unit if not (mentions or units) and continues(sentence, carried_unit) else ""
+            )
+            of_unit = [own or carried_unit for own in samples_for_values(sentence, spans, units)]
+            if mentions or units:
+                carried = "; ".join(mentions[-1].names) if mentions else ""
+                carried_unit = units[-1].names[0] if units else ""
             if not values:
                 continue
             entities = recognize(sentence)
             materials = {e.name for e in entities if e.type in _MATERIAL_TYPES}
             methods = {e.name for e in entities if e.type in _METHOD_TYPES}
             base = section.char_start + s_start
-            for value, sample in zip(values, samples, strict=True):
+            for value, sample, unit in zip(values, samples, of_unit, strict=True):
                 start, end = base + value.start, base + value.end
                 holder = _chunk_at(ordered, start)
                 row = Measurement(
@@ -100,6 +115,7 @@ def paper_measurements(
                     material=next(iter(materials)) if len(materials) == 1 else "",
                     method=next(iter(methods)) if len(methods) == 1 else "",
                     sample=sample,
+                    rock_unit=unit,
                     page=page_at(cleaned.page_marks, start),
                     section=section.heading,
                     sentence=" ".join(sentence.split()),
@@ -161,6 +177,9 @@ def _table_rows(
         # what the rows are: a "Rock type" / "Mineral" cell, else the one mineral or rock the caption
         # names ("U–Pb data of zircon"), canonical as in running text
         of_caption = _material(caption.text)
+        # the rock unit the caption names, when one ("Major elements of the Mukhar formation basalts")
+        caption_units = {u.names[0] for u in unit_mentions(caption.text)}
+        caption_unit = next(iter(caption_units)) if len(caption_units) == 1 else ""
         of_cell: dict[str, str] = {}  # a "Rock type" cell's material, recognised once per table
         known = list(dict.fromkeys([*named, *in_caption.values()]))
         for value in values:
@@ -191,6 +210,7 @@ def _table_rows(
                     char_end=block.char_end if block else -1,
                     table_label=label,
                     sample=value.sample,
+                    rock_unit=caption_unit,
                     material=of_cell[value.material] or of_caption,
                     row=value.row,
                     column=value.column,

@@ -10,8 +10,9 @@ a few ways, and this module reads them:
 * beside the mineral it is ("Temora2 zircon", "zircon LGC1"), or with its value in brackets after it
   ("OG.1 (3440.7 ± 3.2 Ma)");
 
-and gives each value the sample mention that precedes it in the sentence (or, when none does, one
-that follows it directly: "410 Ma for KIL-1"). With "respectively" and as many samples as values,
+and gives each value the sample mention in the bracket that follows it ("-5.9 (Braga pluton, sample
+LD-18)"), else one it is said to be for ("410 Ma for KIL-1", "a 611 Ma U–Pb age for the Perelle
+diorite"), else the one that precedes it in the sentence. With "respectively" and as many samples as values,
 the n-th value takes the n-th sample; otherwise a value after a list of samples takes the whole list
 ("19MAT-33; 19MAT-193; 19MAT-225"), as a reader would. Names are kept as printed, with typographic
 hyphens made ASCII; :func:`normalise_names` gives the one printing a paper's forms share (FC4b /
@@ -29,11 +30,13 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from geo_assets.measurements.text_values import ELEMENT_SYMBOLS
 from geo_rag_runtime.measurements import sample_key  # one form for ingest and questions alike
 
 __all__ = [
+    "Mention",
     "SampleMention",
     "as_printed",
     "normalise_names",
@@ -68,7 +71,13 @@ _ELEMENTS = ELEMENT_SYMBOLS
 _FORMULA_TOKEN = re.compile(r"([A-Z][a-z]?)(\d*)")
 _ISOTOPE_PART = re.compile(r"\d{1,3}[A-Z][a-z]?")
 _LABEL_BEFORE = re.compile(r"\b(?:Fig(?:ure)?s?|Tables?|Eqs?|Equations?|Sections?|Appendix|S)\.?\s*$", re.I)
-_FOLLOWING = re.compile(r"^\s*(?:\)\s*)?(?:for|in|of|from|at)\s+(?:samples?\s+)?$", re.I)
+# what may stand between a value and the name it is for: "410 Ma for KIL-1", "(391 Ma) in the Mukhar
+# Formation", "(469 ± 13 Ma, D'Lemos, 1987) for gabbros of the …", "a 611 Ma zircon U-Pb age for the …"
+_FOLLOWING = re.compile(
+    r"^\s*(?:[^()]{0,40}\)\s*)?(?:(?:[\w/–-]+\s+){0,3}(?:ages?|dates?)\s+)?(?:for|in|of|from|at)\s+(?:the\s+)?"
+    r"(?:samples?\s+)?$",
+    re.I,
+)
 # names of instruments and software, not samples: "a variety of instruments (including SHRIMP-1,
 # SHRIMP-2 …)", "data reduction software (including Squid-1, Squid-2 …)", "the Neptune-Plus
 # spectrometer" (only for names found without the word "sample")
@@ -81,6 +90,17 @@ _TOOL_BEFORE = re.compile(
     re.I,
 )
 _TOOL_AFTER = re.compile(rf"^\s*{_TOOLS}\b", re.I)
+
+
+class Mention(Protocol):
+    """Names printed together and their span: a sample list, or a rock unit (one phrase)."""
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -168,10 +188,11 @@ def sample_mentions(sentence: str) -> list[SampleMention]:
 
 
 def samples_for_values(
-    sentence: str, spans: Sequence[tuple[int, int]], mentions: Sequence[SampleMention] | None = None
+    sentence: str, spans: Sequence[tuple[int, int]], mentions: Sequence[Mention] | None = None
 ) -> list[str]:
     """For each value (its span in ``sentence``): its sample(s), "; "-joined, or "" (``mentions``:
-    the sentence's :func:`sample_mentions`, when the caller has them already)."""
+    the sentence's :func:`sample_mentions`, when the caller has them already; the rock units of
+    :mod:`geo_assets.measurements.rock_units` are given to their values by the same rule)."""
     mentions = sample_mentions(sentence) if mentions is None else mentions
     if not mentions:
         return [""] * len(spans)
@@ -180,14 +201,20 @@ def samples_for_values(
         return names
     out = []
     for start, end in spans:
-        before = [m for m in mentions if m.end <= start]
-        if before:
-            out.append("; ".join(before[-1].names))
+        # a value followed by its own bracket names its sample there: "-5.9 (Braga pluton, sample LD-18)"
+        opened = re.match(r"\s*\(", sentence[end:])
+        close = sentence.find(")", end) if opened else -1
+        inside = next((m for m in mentions if end < m.start and m.end <= close), None)
+        if inside is not None:
+            out.append("; ".join(inside.names))
             continue
+        # a name the value is said to be for comes first: "… Massif … 2,061 Ma for the Icart orthogneiss"
         after = next(
             (m for m in mentions if m.start >= end and _FOLLOWING.match(sentence[end : m.start])), None
         )
-        out.append("; ".join(after.names) if after else "")
+        before = [m for m in mentions if m.end <= start]
+        chosen = after or (before[-1] if before else None)
+        out.append("; ".join(chosen.names) if chosen else "")
     return out
 
 

@@ -175,7 +175,7 @@ def _value(marker: str, item: RetrievedItem) -> ValueContext:
         measured = row.model_dump(
             include={
                 "analyte", "value", "value_max", "unit", "uncertainty", "uncertainty_level", "qualifier",
-                "printed", "sample", "material", "method", "source_type",
+                "printed", "sample", "rock_unit", "material", "method", "source_type",
             }
         )  # fmt: skip
     return ValueContext(

@@ -94,7 +94,11 @@ def row_text(row: Measurement) -> str:
     )
     parts = [f"{row.analyte} = {value} {unit}".rstrip()]
     parts += [note for note in row.notes if note in TIME_NOTES]  # εNd(t) is no εNd(0)
-    parts += [p for p in (f"sample {row.sample}" if row.sample else "", row.material, row.method) if p]
+    parts += [
+        p
+        for p in (f"sample {row.sample}" if row.sample else "", row.rock_unit, row.material, row.method)
+        if p
+    ]
     if row.source_type == "table":
         where = f"{row.table_label or 'table'}, row {row.row!r}, column {row.column!r}"
     else:

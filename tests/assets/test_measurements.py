@@ -222,6 +222,60 @@ def test_samples_named_in_a_sentence_or_its_section_belong_to_its_values() -> No
     }
 
 
+def test_values_said_of_a_named_rock_unit_carry_it() -> None:
+    """Papers report many values for a whole unit, not a sample: the unit a sentence names, with the
+    rocks its subject names, belongs to its values; a value said to be "for" a unit takes that one."""
+    from geo_assets.measurements.rock_units import continues, unit_mentions
+    from geo_assets.measurements.samples import samples_for_values
+
+    def of(sentence: str) -> list[str]:
+        spans = [(v.start, v.end) for v in extract_text_values(sentence)]
+        return samples_for_values(sentence, spans, unit_mentions(sentence))
+
+    assert of("The mafic lavas from the Kerrow bimodal volcanic suite have SiO2 of 48.1–52.3 wt.%.") == [
+        "mafic lavas from the Kerrow bimodal volcanic suite"
+    ]
+    assert of("Zircon from the Tallis granite gives 412 ± 3 Ma, and a 398 Ma U–Pb age for the Brenock "
+              "pluton.") == ["Tallis granite", "Brenock pluton"]  # fmt: skip
+    assert of(
+        "Detrital zircon ages (391 Ma) in the Lower Devonian Corra Formation constrain deposition."
+    ) == ["Lower Devonian Corra Formation"]
+    assert of("Limestones of the La Vega Fm. yield 317 ± 11 Ma.") == ["Limestones of the La Vega Fm."]
+    # values before a unit the sentence does not say they are of take none
+    assert of("At 380 Ma a thermal event heated the Tarn Formation to 200 °C.") == ["", "Tarn Formation"]
+    # no units: an event called formation, ages and positions alone, a mineral or element prefix, a
+    # statistical group, a sentence's opening word
+    for text in ("during Cantabrian Orocline formation at 310 Ma", "Middle Permian dykes at 270 Ma",
+                 "High-Mg basalts with 12 wt.% MgO", "Bt-Crd granodiorites", "Statistical Correlation Group 1",
+                 "The formation of the crust at 3.8 Ga", "Ma bimodal volcanic suite"):  # fmt: skip
+        assert unit_mentions(text) == [], text
+    # the next sentence goes on about the same rocks only when it says so
+    unit = "felsic rocks from the Kerrow bimodal suite"
+    assert continues("They have (La/Yb)N of 2.9–5.5.", unit)
+    assert continues("The felsic samples show Eu/Eu* of 0.34–0.59.", unit)
+    assert not continues("The mafic samples show Eu/Eu* of 0.6.", unit)
+    assert not continues("Zircon ages of 410 Ma are common.", unit)
+
+
+def test_a_value_followed_by_its_own_bracket_takes_the_sample_named_there() -> None:
+    from geo_assets.measurements.samples import samples_for_values
+
+    sentence = "εNd varies between -0.2 (enclave in the Neira pluton, sample NE-3) and -5.9 (sample LD-18)."
+    spans = [(v.start, v.end) for v in extract_text_values(sentence)]
+    assert samples_for_values(sentence, spans) == ["NE-3", "LD-18"]
+
+
+def test_a_real_paper_s_values_carry_the_rock_unit_its_sentences_name(zhu_rows: list[Measurement]) -> None:
+    silica = {r.rock_unit for r in zhu_rows if r.analyte == "SiO2" and r.source_type == "text"}
+    assert "mafic rocks from the Ulgey bimodal volcanic suite" in silica
+    assert "basalt rocks from the Mukhar formation" in silica
+    # "They have moderate LREE/HREE ratios [(La/Yb)N of 2.26–2.62 …]" after the Mukhar basalts' sentence
+    ratios = {r.value: r.rock_unit for r in zhu_rows if r.analyte == "(La/Yb)N"}
+    assert ratios[2.26] == "basalt rocks from the Mukhar formation", ratios
+    # a dated sample keeps its sample and gets no unit its sentence does not name
+    assert all(not r.rock_unit for r in zhu_rows if r.sample == "19MAT-169")
+
+
 def test_mixed_unit_ranges_and_durations_are_not_misread_as_ages() -> None:
     assert rows("Detrital zircon ages ranging from 800 Ma to 1.5 Ga dominate.") == [("age", 0.8, 1.5, "Ga")]
     assert rows("Ages between 1.2 Ga and 900 Ma are common.") == [("age", 900.0, 1200.0, "Ma")]

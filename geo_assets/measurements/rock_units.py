@@ -1,0 +1,160 @@
+"""Which named rock unit a value in running text describes, where the sentence says it.
+
+Papers report many values for a whole unit rather than for one sample: "The mafic rocks from the
+Ulgey bimodal volcanic suite have SiO2 contents of 52.94–57.28 wt.%", "The youngest zircon ages
+(391 Ma) in the Mukhar Formation …", "ca. 306 Ma for the Nisa-Albuquerque pluton". GEOROC keeps
+such a value with its geological unit; without it the value is a number about nothing. This module
+reads the mentions of named units and gives each value the one before it in the sentence (or one
+that follows it directly: "306 Ma for the … pluton"), as :mod:`geo_assets.measurements.samples` does
+for sample names.
+
+A unit mention is a proper name (capitalised words, with "de", "del", "la" … between, hyphenated
+parts allowed) followed by a unit word: lithostratigraphic (Formation, Group, Supergroup, Member,
+Suite, Complex) or an intrusive or volcanic body (Pluton, Batholith, Intrusion, Massif, Dyke, Sill,
+Volcano, Province), or a rock name printed after a place name ("the Perelle diorite", "Hawaiian
+basalts"). Lowercase unit words count too ("Mukhar formation") unless the word names a process
+("orocline formation"). The rocks the subject names before it are kept with it ("mafic rocks from
+the Ulgey bimodal volcanic suite"), so mafic and felsic rocks of one suite stay apart.
+
+Not units: a name made only of ages and positions ("Middle Permian dykes"), a statistical
+"Group 1", an all-capital acronym ("OIB basalts"), words at a sentence's start ("The formation").
+Kept as printed (whitespace made single). Why rules and not a tagger: as for sample names, no
+labelled corpus of unit names exists; the rules are scored on the project's gold sets
+(scripts/score_measurements.py, "rock unit").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["UnitMention", "continues", "unit_mentions"]
+
+_ROCKS = (
+    r"(?:granite|granodiorite|diorite|tonalite|trondhjemite|monzonite|monzogranite|leucogranite|syenite|"
+    r"gabbro|norite|anorthosite|peridotite|dunite|harzburgite|lherzolite|pyroxenite|komatiite|"
+    r"basalt|andesite|dacite|rhyolite|trachyte|phonolite|basanite|nephelinite|picrite|ignimbrite|tuff|"
+    r"kimberlite|carbonatite|lamprophyre|lamproite|pegmatite|aplite|porphyry|orthogneiss|paragneiss|"
+    r"gneiss|migmatite|granulite|eclogite|amphibolite|schist|quartzite|ophiolite|greenstone|"
+    r"sandstone|siltstone|mudstone|shale|limestone|dolostone|conglomerate|diamictite|chert)s?"
+)
+# words between a name and its unit word: "Ulgey bimodal volcanic suite", "Penggongmiao granite
+# batholith", "Alentejo-Plasencia mafic dyke"
+_BETWEEN = (
+    rf"(?:{_ROCKS}|bimodal|volcanic|plutonic|intrusive|igneous|mafic|felsic|ultramafic|alkaline|"
+    r"calc-alkaline|peralkaline|layered|granitic|basaltic|gabbroic|sedimentary|metamorphic|"
+    r"metasedimentary|volcaniclastic|ophiolitic|magmatic|dyke|dike)"
+)
+# the unit word, capitalised or not (lowercase Group/Member/Series are too often ordinary words)
+_UNIT_WORD = (
+    r"(?:Formation|formation|Fm\.|Group|Supergroup|Subgroup|Member|Suite|suite|Complex|complex|"
+    r"Pluton|pluton|Batholith|batholith|Intrusion|intrusion|Massif|massif|Province|province|"
+    r"Volcano|volcano|Sill|sill|(?:Dyke|dyke|Dike|dike)(?:s|\s+[Ss]warm)?)"
+)
+_NAME_WORD = r"[A-Z][A-Za-z'’‘\u0300-\u036f\u00c0-\u024f]*[a-z\u00df-\u024f][A-Za-z'’‘\u00c0-\u024f]*"
+_CONNECTOR = r"(?:de|del|da|do|dos|das|di|la|las|los|le|von|van|der)"
+_NAME = rf"{_NAME_WORD}(?:-{_NAME_WORD})*(?:\s+(?:{_CONNECTOR}\s+)?{_NAME_WORD}(?:-{_NAME_WORD})*){{0,4}}"
+_UNIT = re.compile(
+    rf"(?<![\w-])(?P<name>{_NAME})(?:\s+{_BETWEEN}){{0,2}}\s+(?:{_UNIT_WORD}(?:\s+\d+\b)?"
+    rf"|(?P<rock>{_ROCKS}))(?![\w-])"
+)
+# rocks the subject names before the unit: "the mafic rocks from the", "rhyolites collected from
+# the", "basaltic samples of", "gabbros and diorites of the"
+_ROCK_NOUN = rf"(?:rocks?|samples?|lavas?|flows?|sediments?|deposits?|clasts?|xenoliths?|units?|{_ROCKS})"
+_FUNCTION = r"(?:of|and|or|the|in|from|for|with|to|an?|on|at|by|as|that|which|are|is|were|was|its|their|our)"
+_SUBJECT = re.compile(
+    rf"(?:(?<![\w-])(?!{_FUNCTION}\s)[a-z][\w-]*\s+){{0,2}}(?:{_ROCK_NOUN}\s+(?:and|or)\s+)?"
+    rf"(?<![\w-]){_ROCK_NOUN}\s+(?:(?:collected|sampled|exposed|analy[sz]ed|"
+    r"dated|found)\s+)?(?:from|of|in|within)\s+(?:the\s+)?$",
+    re.I,
+)
+# rocks printed after the unit: "Walongshan Formation limestones", "Karaj Formation lava flows"
+_AFTER = re.compile(rf"^\s+(?:lava\s+flows|{_ROCK_NOUN})(?![\w-])")
+# words that name no place: ages and positions (kept when a name follows: "Lower Cambrian Tamames
+# Formation") and sentence openers (dropped: "The Mukhar Formation" is the "Mukhar Formation")
+_AGES = {
+    "Archean", "Archaean", "Proterozoic", "Paleoproterozoic", "Mesoproterozoic", "Neoproterozoic",
+    "Phanerozoic", "Paleozoic", "Palaeozoic", "Mesozoic", "Cenozoic", "Cambrian", "Ordovician",
+    "Silurian", "Devonian", "Carboniferous", "Mississippian", "Pennsylvanian", "Permian", "Triassic",
+    "Jurassic", "Cretaceous", "Paleogene", "Neogene", "Paleocene", "Eocene", "Oligocene", "Miocene",
+    "Pliocene", "Pleistocene", "Holocene", "Quaternary", "Tertiary", "Precambrian", "Hadean",
+    "Ediacaran", "Cryogenian", "Tonian", "Stenian", "Ectasian", "Calymmian", "Statherian", "Orosirian",
+    "Rhyacian", "Siderian", "Permo", "Sturtian", "Marinoan", "Eoarchean", "Paleoarchean",
+    "Mesoarchean", "Neoarchean", "Palaeoproterozoic", "Palaeogene",
+    "Early", "Late", "Middle", "Lower", "Upper", "Northern", "Southern", "Eastern", "Western",
+    "Central", "North", "South", "East", "West", "Older", "Younger", "Main", "High", "Low",
+}  # fmt: skip
+_OPENERS = {
+    "The", "This", "These", "That", "Those", "Most", "All", "Some", "Both", "Our", "Its", "Their",
+    "Each", "Such", "Other", "Several", "Many", "In", "At", "For", "Of", "From", "With", "By", "On",
+    "An", "As", "If", "When", "Where", "While", "Although", "However", "Thus", "Here", "We", "Two",
+    "Three", "Four", "Five", "Statistical", "Table", "Figure", "Fig", "Supplementary", "Ma", "Ga",
+}  # fmt: skip
+# a lowercase "formation" after these is an event: "orocline formation", "crust formation"
+_PROCESS = re.compile(
+    r"(?:orocline|orogen|crust|basin|arc|rift|ocean|plateau|mountains?|continent|supercontinent|soil|ore|"
+    r"deposit|cloud|planet|star|disk|core|mineral|crystal|melt|magma|island|belt)\s+$",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class UnitMention:
+    """A named unit as the sentence prints it, with the rocks it names ("mafic rocks from the Ulgey
+    bimodal volcanic suite"), and its span in the sentence. ``names`` holds the one phrase, shaped as
+    :class:`~geo_assets.measurements.samples.SampleMention` so the same value-to-mention rule serves both."""
+
+    names: tuple[str, ...]
+    start: int
+    end: int
+
+
+def unit_mentions(sentence: str) -> list[UnitMention]:
+    """The named rock units a sentence prints, in text order."""
+    found: list[UnitMention] = []
+    for match in _UNIT.finditer(sentence):
+        words = re.split(r"[\s-]+", match.group("name"))
+        start = match.start("name")
+        while words and words[0] in _OPENERS:  # "The Mukhar Formation": the name is "Mukhar"
+            start = sentence.index(words[1], start + len(words[0])) if len(words) > 1 else start
+            words = words[1:]
+        if not any(w not in _AGES and w not in _OPENERS and len(w) >= 4 for w in words):
+            continue  # "Middle Permian dykes", "Ma bimodal volcanic suite", "High-Mg", "Bt-Crd granodiorites"
+        unit_word = match.group(0)[match.end("name") - match.start() :].split()[-1]
+        if (
+            match.group("rock") is None
+            and unit_word == "formation"
+            and _PROCESS.search(sentence[start : match.start()] + match.group(0)[: -len("formation")])
+        ):
+            continue  # "Cantabrian Orocline formation": the forming of it
+        if re.fullmatch(r"\d+", unit_word) and "Member" not in match.group(0):
+            continue  # "Group 1", "Suite 2": a class of analyses, not a unit
+        end = match.end()
+        after = _AFTER.match(sentence[end:])
+        if after:
+            end += after.end()
+        subject = _SUBJECT.search(sentence[max(0, start - 80) : start])
+        if subject and match.group("rock") is None:
+            start = max(0, start - 80) + subject.start()
+            opener = re.match(r"(?:the|these|those|all|most|our)\s+", sentence[start:], re.I)
+            start += opener.end() if opener else 0
+        found.append(UnitMention((" ".join(sentence[start:end].split()),), start, end))
+    return found
+
+
+# a sentence that goes on about the rocks the last one named: "They have …", "These basalts …", "The
+# felsic samples show …" (after "the felsic rocks from the Ulgey suite")
+_ANAPHOR = re.compile(
+    rf"^\W*(?:(?:They|These|Those|Their|Its|It)\b|The\s+(?P<words>(?:[a-z][\w-]*\s+){{0,2}}){_ROCK_NOUN}\b)"
+)
+
+
+def continues(sentence: str, unit: str) -> bool:
+    """Whether ``sentence`` is about the rocks of ``unit`` (named by the sentence before): it opens
+    with a pronoun, or with "The …" rocks or samples whose words the unit's phrase has ("The felsic
+    samples" after "felsic rocks from the Ulgey bimodal suite", not after "mafic rocks from …")."""
+    match = _ANAPHOR.match(sentence) if unit else None
+    if match is None:
+        return False
+    words = (match.group("words") or "").split()
+    return all(w in unit.split() for w in words)
