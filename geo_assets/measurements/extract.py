@@ -33,7 +33,7 @@ from typing import Any
 
 from geo_assets.ingest.chunking import page_at
 from geo_assets.ingest.cleaned_paper import table_heading
-from geo_assets.measurements.rock_units import continues, unit_mentions
+from geo_assets.measurements.rock_units import continues, unit_mentions, units_for_values
 from geo_assets.measurements.samples import (
     as_printed,
     normalise_names,
@@ -94,7 +94,7 @@ def paper_measurements(
             carried_unit = (
                 carried_unit if not (mentions or units) and continues(sentence, carried_unit) else ""
             )
-            of_unit = [own or carried_unit for own in samples_for_values(sentence, spans, units)]
+            of_unit = [own or carried_unit for own in units_for_values(sentence, spans, units)]
             if mentions or units:
                 carried = "; ".join(mentions[-1].names) if mentions else ""
                 carried_unit = units[-1].names[0] if units else ""

@@ -26,12 +26,13 @@ labelled corpus of unit names exists; the rules are scored on the project's gold
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["UnitMention", "continues", "unit_mentions"]
+__all__ = ["UnitMention", "continues", "unit_mentions", "units_for_values"]
 
 _ROCKS = (
-    r"(?:granite|granodiorite|diorite|tonalite|trondhjemite|monzonite|monzogranite|leucogranite|syenite|"
+    r"(?i:granite|granodiorite|diorite|tonalite|trondhjemite|monzonite|monzogranite|leucogranite|syenite|"
     r"gabbro|norite|anorthosite|peridotite|dunite|harzburgite|lherzolite|pyroxenite|komatiite|"
     r"basalt|andesite|dacite|rhyolite|trachyte|phonolite|basanite|nephelinite|picrite|ignimbrite|tuff|"
     r"kimberlite|carbonatite|lamprophyre|lamproite|pegmatite|aplite|porphyry|orthogneiss|paragneiss|"
@@ -43,12 +44,15 @@ _ROCKS = (
 _BETWEEN = (
     rf"(?:{_ROCKS}|bimodal|volcanic|plutonic|intrusive|igneous|mafic|felsic|ultramafic|alkaline|"
     r"calc-alkaline|peralkaline|layered|granitic|basaltic|gabbroic|sedimentary|metamorphic|"
-    r"metasedimentary|volcaniclastic|ophiolitic|magmatic|dyke|dike)"
+    r"metasedimentary|volcaniclastic|ophiolitic|magmatic|dyke|dike|quartz|biotite|muscovite|hornblende|"
+    r"two-mica|garnet|cordierite|tourmaline|alkali|alkali-feldspar|K-feldspar|porphyritic|leucocratic|"
+    r"olivine|pyroxene|plagioclase|composite)"
 )
 # the unit word, capitalised or not (lowercase Group/Member/Series are too often ordinary words)
 _UNIT_WORD = (
     r"(?:Formation|formation|Fm\.|Group|Supergroup|Subgroup|Member|Suite|suite|Complex|complex|"
-    r"Pluton|pluton|Batholith|batholith|Intrusion|intrusion|Massif|massif|Province|province|"
+    r"Pluton|pluton|Batholith|batholith|Intrusion|intrusion|massif|"
+    r"(?<=[Ii]gneous\s)Province|(?<=[Mm]agmatic\s)Province|(?<=[Vv]olcanic\s)Province|"
     r"Volcano|volcano|Sill|sill|(?:Dyke|dyke|Dike|dike)(?:s|\s+[Ss]warm)?)"
 )
 _NAME_WORD = r"[A-Z][A-Za-z'’‘\u0300-\u036f\u00c0-\u024f]*[a-z\u00df-\u024f][A-Za-z'’‘\u00c0-\u024f]*"
@@ -90,6 +94,23 @@ _OPENERS = {
     "An", "As", "If", "When", "Where", "While", "Although", "However", "Thus", "Here", "We", "Two",
     "Three", "Four", "Five", "Statistical", "Table", "Figure", "Fig", "Supplementary", "Ma", "Ga",
 }  # fmt: skip
+# minerals and rock descriptions printed capitalised in a table's header ("Biotite Hornblende
+# Riebeckite granites"): no names
+_DESCRIPTIONS = {
+    "Biotite", "Muscovite", "Hornblende", "Riebeckite", "Quartz", "Garnet", "Cordierite", "Tourmaline",
+    "Olivine", "Pyroxene", "Clinopyroxene", "Orthopyroxene", "Plagioclase", "Feldspar", "Alkali",
+    "Amphibole", "Zircon", "Apatite", "Mica", "Porphyritic", "Leucocratic", "Granitic", "Mafic", "Felsic",
+    "Ultramafic", "Volcanic", "Plutonic", "Intrusive", "Fresh", "Altered", "Mineralized", "Mineralised",
+    "Barren", "Average", "Mean", "Typical", "Altered", "Sample", "Samples",
+}  # fmt: skip
+# a unit the sentence sets apart from what its values are about: "With the exception of the X
+# Formation, each of these units …", "values similar to those of the Y granite", "the source area
+# of the Z Formation" (looked for after the last comma, brackets aside)
+_SET_APART = re.compile(
+    r"\b(?:exception\s+of|except(?:\s+for)?|unlike|similar\s+to|compared\s+(?:to|with)|other\s+than|"
+    r"in\s+contrast\s+to|source\s+(?:area|region|rocks?)\s+(?:of|for)|provenance(?:\s+area)?\s+(?:of|for))\b",
+    re.I,
+)
 # a lowercase "formation" after these is an event: "orocline formation", "crust formation"
 _PROCESS = re.compile(
     r"(?:orocline|orogen|crust|basin|arc|rift|ocean|plateau|mountains?|continent|supercontinent|soil|ore|"
@@ -118,7 +139,9 @@ def unit_mentions(sentence: str) -> list[UnitMention]:
         while words and words[0] in _OPENERS:  # "The Mukhar Formation": the name is "Mukhar"
             start = sentence.index(words[1], start + len(words[0])) if len(words) > 1 else start
             words = words[1:]
-        if not any(w not in _AGES and w not in _OPENERS and len(w) >= 4 for w in words):
+        if not any(
+            w not in _AGES and w not in _OPENERS and w not in _DESCRIPTIONS and len(w) >= 4 for w in words
+        ):
             continue  # "Middle Permian dykes", "Ma bimodal volcanic suite", "High-Mg", "Bt-Crd granodiorites"
         unit_word = match.group(0)[match.end("name") - match.start() :].split()[-1]
         if (
@@ -129,6 +152,9 @@ def unit_mentions(sentence: str) -> list[UnitMention]:
             continue  # "Cantabrian Orocline formation": the forming of it
         if re.fullmatch(r"\d+", unit_word) and "Member" not in match.group(0):
             continue  # "Group 1", "Suite 2": a class of analyses, not a unit
+        clause = re.sub(r"\([^()]*\)", "", sentence[:start]).rsplit(",", 1)[-1].rsplit(";", 1)[-1]
+        if _SET_APART.search(clause):
+            continue
         end = match.end()
         after = _AFTER.match(sentence[end:])
         if after:
@@ -158,3 +184,27 @@ def continues(sentence: str, unit: str) -> bool:
         return False
     words = (match.group("words") or "").split()
     return all(w in unit.split() for w in words)
+
+
+# a value printed right before a rock it dates: "pierced by a ca. 590 Ma monzogranite"
+_BEFORE_ROCK = re.compile(rf"^\s*(?:[a-z][\w-]*\s+){{0,2}}{_ROCKS}(?![\w-])")
+
+
+def units_for_values(
+    sentence: str, spans: Sequence[tuple[int, int]], units: Sequence[UnitMention]
+) -> list[str]:
+    """For each value (its span in ``sentence``): the unit it describes, or "". The rule of
+    :func:`~geo_assets.measurements.samples.samples_for_values` (a value's own bracket, a unit it is
+    said to be for, else the one before it), and: a value printed right before a named unit is that
+    unit's ("the 28 Ma Fish Canyon Tuff"); one printed right before an unnamed rock is that rock's,
+    no unit's ("a ca. 590 Ma monzogranite")."""
+    from geo_assets.measurements.samples import samples_for_values
+
+    out = samples_for_values(sentence, spans, units)
+    for i, (_, end) in enumerate(spans):
+        adjacent = next((u for u in units if u.start >= end and not sentence[end : u.start].strip()), None)
+        if adjacent is not None:
+            out[i] = adjacent.names[0]
+        elif _BEFORE_ROCK.match(sentence[end:]):
+            out[i] = ""
+    return out

@@ -74,7 +74,7 @@ _LABEL_BEFORE = re.compile(r"\b(?:Fig(?:ure)?s?|Tables?|Eqs?|Equations?|Sections
 # what may stand between a value and the name it is for: "410 Ma for KIL-1", "(391 Ma) in the Mukhar
 # Formation", "(469 ± 13 Ma, D'Lemos, 1987) for gabbros of the …", "a 611 Ma zircon U-Pb age for the …"
 _FOLLOWING = re.compile(
-    r"^\s*(?:[^()]{0,40}\)\s*)?(?:(?:[\w/–-]+\s+){0,3}(?:ages?|dates?)\s+)?(?:for|in|of|from|at)\s+(?:the\s+)?"
+    r"^\s*(?:[^()]{0,40}\)\s*|\([^()]{0,40}\)\s*)?(?:(?:[\w/–-]+\s+){0,3}(?:ages?|dates?)\s+)?(?:for|in|of|from|at)\s+(?:the\s+)?"
     r"(?:samples?\s+)?$",
     re.I,
 )

@@ -225,12 +225,11 @@ def test_samples_named_in_a_sentence_or_its_section_belong_to_its_values() -> No
 def test_values_said_of_a_named_rock_unit_carry_it() -> None:
     """Papers report many values for a whole unit, not a sample: the unit a sentence names, with the
     rocks its subject names, belongs to its values; a value said to be "for" a unit takes that one."""
-    from geo_assets.measurements.rock_units import continues, unit_mentions
-    from geo_assets.measurements.samples import samples_for_values
+    from geo_assets.measurements.rock_units import continues, unit_mentions, units_for_values
 
     def of(sentence: str) -> list[str]:
         spans = [(v.start, v.end) for v in extract_text_values(sentence)]
-        return samples_for_values(sentence, spans, unit_mentions(sentence))
+        return units_for_values(sentence, spans, unit_mentions(sentence))
 
     assert of("The mafic lavas from the Kerrow bimodal volcanic suite have SiO2 of 48.1–52.3 wt.%.") == [
         "mafic lavas from the Kerrow bimodal volcanic suite"
@@ -243,11 +242,28 @@ def test_values_said_of_a_named_rock_unit_carry_it() -> None:
     assert of("Limestones of the La Vega Fm. yield 317 ± 11 Ma.") == ["Limestones of the La Vega Fm."]
     # values before a unit the sentence does not say they are of take none
     assert of("At 380 Ma a thermal event heated the Tarn Formation to 200 °C.") == ["", "Tarn Formation"]
+    # a value printed before a rock: a named one is that unit's, an unnamed one no unit's
+    assert of("We dated the 28 Ma Moss Canyon Tuff.") == ["Moss Canyon Tuff"]
+    assert of("The Tarn Formation is pierced by a ca. 590 Ma monzogranite.") == [""]
+    # a bracket between a value and the unit it is for, and a name with a mineral in it
+    assert of("Ages are 309 Ma for the Arda Pluton and ca. 306 Ma (U–Pb in zircon) for the Nisa pluton.") == [
+        "Arda Pluton",
+        "Nisa pluton",
+    ]
+    assert of("The Dale granite (412 Ma) and the Shil quartz diorite (433 Ma) intrude it.") == [
+        "Dale granite",
+        "Shil quartz diorite",
+    ]
+    # a unit the sentence sets apart from what its values are about
+    assert of("With the exception of the Hasa Formation, these units show ages of 500–850 Ma.") == [""]
+    assert of("Its rocks, similar to those of the Hika granite, have 10 ppm Sn.") == [""]
+    assert of("The source area of the Tarn Formation reached ~230 °C.") == [""]
     # no units: an event called formation, ages and positions alone, a mineral or element prefix, a
     # statistical group, a sentence's opening word
     for text in ("during Cantabrian Orocline formation at 310 Ma", "Middle Permian dykes at 270 Ma",
                  "High-Mg basalts with 12 wt.% MgO", "Bt-Crd granodiorites", "Statistical Correlation Group 1",
-                 "The formation of the crust at 3.8 Ga", "Ma bimodal volcanic suite"):  # fmt: skip
+                 "The formation of the crust at 3.8 Ga", "Ma bimodal volcanic suite", "rocks of the Iberian Massif",
+                 "Biotite Hornblende granites", "the Basin and Range Province"):  # fmt: skip
         assert unit_mentions(text) == [], text
     # the next sentence goes on about the same rocks only when it says so
     unit = "felsic rocks from the Kerrow bimodal suite"
