@@ -101,7 +101,7 @@ _DESCRIPTIONS = {
     "Olivine", "Pyroxene", "Clinopyroxene", "Orthopyroxene", "Plagioclase", "Feldspar", "Alkali",
     "Amphibole", "Zircon", "Apatite", "Mica", "Porphyritic", "Leucocratic", "Granitic", "Mafic", "Felsic",
     "Ultramafic", "Volcanic", "Plutonic", "Intrusive", "Fresh", "Altered", "Mineralized", "Mineralised",
-    "Barren", "Average", "Mean", "Typical", "Altered", "Sample", "Samples",
+    "Barren", "Average", "Mean", "Typical", "Sample", "Samples",
 }  # fmt: skip
 # a unit the sentence sets apart from what its values are about: "With the exception of the X
 # Formation, each of these units …", "values similar to those of the Y granite", "the source area
