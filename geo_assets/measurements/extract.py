@@ -91,9 +91,7 @@ def paper_measurements(
                 own or ("" if units else carried) for own in samples_for_values(sentence, spans, mentions)
             ]
             # a unit is carried only into a sentence that goes on about its rocks ("They have …")
-            carried_unit = (
-                carried_unit if not (mentions or units) and continues(sentence, carried_unit) else ""
-            )
+            carried_unit = continues(sentence, carried_unit) if not (mentions or units) else ""
             of_unit = [own or carried_unit for own in units_for_values(sentence, spans, units)]
             if mentions or units:
                 carried = "; ".join(mentions[-1].names) if mentions else ""

@@ -165,7 +165,16 @@ def unit_mentions(sentence: str) -> list[UnitMention]:
             opener = re.match(r"(?:the|these|those|all|most|our)\s+", sentence[start:], re.I)
             start += opener.end() if opener else 0
         found.append(UnitMention((" ".join(sentence[start:end].split()),), start, end))
-    return found
+    for other in _OTHER_ROCKS.finditer(sentence):
+        before = [u for u in found if u.end <= other.start()]
+        if not before or any(u.start < other.end() and other.start() < u.end for u in found):
+            continue
+        unit = before[-1].names[0]
+        words = other.group("rocks").split()[:-1]
+        variant = "" if all(w in unit.split() for w in words) else _other_rocks(unit, other.group("rocks"))
+        if variant:
+            found.append(UnitMention((variant,), other.start("rocks"), other.end()))
+    return sorted(found, key=lambda u: u.start)
 
 
 # a sentence that goes on about the rocks the last one named: "They have …", "These basalts …", "The
@@ -175,15 +184,37 @@ _ANAPHOR = re.compile(
 )
 
 
-def continues(sentence: str, unit: str) -> bool:
-    """Whether ``sentence`` is about the rocks of ``unit`` (named by the sentence before): it opens
-    with a pronoun, or with "The …" rocks or samples whose words the unit's phrase has ("The felsic
-    samples" after "felsic rocks from the Ulgey bimodal suite", not after "mafic rocks from …")."""
+def continues(sentence: str, unit: str) -> str:
+    """The unit ``sentence`` goes on about, when the sentence before named ``unit``: ``unit`` when it
+    opens with a pronoun or with "The …" rocks or samples whose words the unit's phrase has ("The
+    felsic samples" after "felsic rocks from the Ulgey bimodal suite"); the same unit's other rocks
+    when it opens with rocks the phrase does not name ("The felsic rocks" after "mafic rocks from the
+    Ulgey bimodal suite" are "felsic rocks from the Ulgey bimodal suite"); else ""."""
     match = _ANAPHOR.match(sentence) if unit else None
     if match is None:
-        return False
+        return ""
     words = (match.group("words") or "").split()
-    return all(w in unit.split() for w in words)
+    if all(w in unit.split() for w in words):
+        return unit
+    return _other_rocks(unit, match.group(0).split(None, 1)[1])
+
+
+_OF_UNIT = re.compile(
+    r"\s(?:(?:collected|sampled|exposed|analy[sz]ed|dated|found)\s+)?(?:from|of|in|within)\s"
+)
+
+
+def _other_rocks(unit: str, rocks: str) -> str:
+    """``rocks`` ("felsic samples") of the unit a phrase names with its own rocks ("mafic rocks from
+    the Ulgey bimodal suite" → "felsic samples from the Ulgey bimodal suite"); "" when the phrase
+    names no rocks of its own (then the rocks may be another unit's)."""
+    split = _OF_UNIT.search(unit)
+    return f"{' '.join(rocks.split())}{unit[split.start() :]}" if split else ""
+
+
+# later in a sentence, the other rocks of the unit it named: "The mafic rocks from the Ulgey suite
+# have …, and the felsic samples have …"
+_OTHER_ROCKS = re.compile(rf"\bthe\s+(?P<rocks>(?:(?!{_FUNCTION}\s)[a-z][\w-]*\s+){{1,2}}{_ROCK_NOUN})\b")
 
 
 # a value printed right before a rock it dates: "pierced by a ca. 590 Ma monzogranite"

@@ -267,10 +267,17 @@ def test_values_said_of_a_named_rock_unit_carry_it() -> None:
         assert unit_mentions(text) == [], text
     # the next sentence goes on about the same rocks only when it says so
     unit = "felsic rocks from the Kerrow bimodal suite"
-    assert continues("They have (La/Yb)N of 2.9–5.5.", unit)
-    assert continues("The felsic samples show Eu/Eu* of 0.34–0.59.", unit)
-    assert not continues("The mafic samples show Eu/Eu* of 0.6.", unit)
-    assert not continues("Zircon ages of 410 Ma are common.", unit)
+    assert continues("They have (La/Yb)N of 2.9–5.5.", unit) == unit
+    assert continues("The felsic samples show Eu/Eu* of 0.34–0.59.", unit) == unit
+    # other rocks of the same unit, in the next sentence or later in the same one
+    assert (
+        continues("The mafic samples show Eu/Eu* of 0.6.", unit)
+        == "mafic samples from the Kerrow bimodal suite"
+    )
+    assert of("The mafic rocks from the Kerrow suite have εNd of +0.9 to +1.6, and the felsic samples have "
+              "εNd of +1.3–2.1.") == ["mafic rocks from the Kerrow suite", "felsic samples from the Kerrow suite"]  # fmt: skip
+    assert continues("The mafic samples show Eu/Eu* of 0.6.", "Kerrow Formation") == ""  # its rocks: unknown
+    assert continues("Zircon ages of 410 Ma are common.", unit) == ""
 
 
 def test_a_value_followed_by_its_own_bracket_takes_the_sample_named_there() -> None:
