@@ -130,7 +130,7 @@ def test_openapi_describes_the_answer_and_its_context_kinds(client: TestClient) 
         "FactContext": {"kind", "marker", "text", "head", "head_type", "relation", "tail", "tail_type",
                         "sentence", "score", "retriever", "provenance"},
         "ValueContext": {"kind", "marker", "text", "analyte", "value", "value_max", "unit", "uncertainty",
-                         "uncertainty_level", "qualifier", "printed", "sample", "material", "method",
+                         "uncertainty_level", "qualifier", "printed", "sample", "rock_unit", "material", "method",
                          "source_type", "section", "score", "retriever", "provenance"},
         "FactSource": {"paper_id", "chunk_id", "source_file", "title", "page_start", "page_end", "sentence",
                        "extractor", "confidence", "triple_id"},
