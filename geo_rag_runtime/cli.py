@@ -235,6 +235,8 @@ def cmd_measurements(args: argparse.Namespace, settings: Settings) -> int:
             minimum=args.min,
             maximum=args.max,
             limit=args.limit,
+            sample=args.sample,
+            rock_unit=args.rock_unit,
         )
     except GeoRagError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -361,6 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--max", type=float, help="rows whose value is at most this (a range: its low end, not its high end)"
     )
+    p.add_argument("--sample", help="rows of this sample, as any printing of it (19mat169 = 19MAT-169)")
+    p.add_argument("--rock-unit", help="rows whose rock unit holds this text, case aside (e.g. mukhar)")
     p.add_argument("--limit", type=int, default=0, help="at most this many rows (0: all)")
     p.add_argument("--format", choices=["table", "csv", "parquet", "json"], default="table")
     p.add_argument("--out", help="write to this file (needed for parquet)")

@@ -49,6 +49,7 @@ INITIAL_EPSILON = "initial value (t)"
 PRESENT_EPSILON = "present-day value (0)"
 TIME_NOTES = (INITIAL_RATIO, INITIAL_EPSILON, PRESENT_EPSILON)
 MAX_ROWS = 100_000
+MAX_NAME = 200  # characters of a sample or rock-unit filter
 
 
 def sample_key(name: str) -> str:
@@ -74,10 +75,15 @@ def find(
     minimum: float | None = None,
     maximum: float | None = None,
     limit: int = 0,
+    sample: str | None = None,
+    rock_unit: str | None = None,
 ) -> list[Measurement]:
     """Rows matching the filters. ``analyte`` is matched exactly, else case-insensitively and without
-    spaces ("sio2" → SiO2, "87Sr / 86Sr" → 87Sr/86Sr); ``paper`` is a paper id or a PDF file name.
-    Values reach the store as query parameters only.
+    spaces ("sio2" → SiO2, "87Sr / 86Sr" → 87Sr/86Sr); ``paper`` is a paper id or a PDF file name;
+    ``sample`` is a sample name as any printing of it ("19mat169" = 19MAT-169, one of a row's
+    "; "-joined samples); ``rock_unit`` is a piece of the row's unit, case aside ("mukhar"). Values
+    reach the store as query parameters only; the sample and unit filters are applied here, to the
+    rows the store returns (a printing-aside comparison no store query can express).
 
     A read path: the store is opened read-only (no index creation, no write lock), so a read-only
     database user, or a store an ingest is writing, serves it; and the rows of papers an ingest is
@@ -90,6 +96,9 @@ def find(
             raise QueryError(f"--{name} must be a finite number")
     if limit < 0 or limit > MAX_ROWS:
         raise QueryError(f"limit must lie between 0 and {MAX_ROWS}")
+    for name, text in (("sample", sample), ("rock unit", rock_unit)):
+        if text is not None and not 0 < len(text.strip()) <= MAX_NAME:
+            raise QueryError(f"the {name} filter must be 1 to {MAX_NAME} characters")
     hidden = publication.hidden_papers(settings.home_dir)
     store = open_documents(settings, read_only=True)
     try:
@@ -112,16 +121,25 @@ def find(
             if analyte not in known:
                 key = "".join(analyte.split()).casefold()
                 wanted = next((a for a in known if "".join(a.split()).casefold() == key), analyte)
-        return store.find_measurements(
+        rows = store.find_measurements(
             analyte=wanted,
             paper_id=paper_id,
             minimum=minimum,
             maximum=maximum,
-            limit=limit,
+            limit=0 if sample or rock_unit else limit,
             exclude_papers=hidden,
         )
     finally:
         store.close()
+    if sample:
+        key = sample_key(sample)
+        rows = [
+            r for r in rows if key in {sample_key(n) for n in f"{r.sample}; {r.sample_key}".split("; ") if n}
+        ]
+    if rock_unit:
+        piece = " ".join(rock_unit.split()).casefold()
+        rows = [r for r in rows if piece in r.rock_unit.casefold()]
+    return rows[:limit] if limit else rows
 
 
 def export_rows(rows: Sequence[Measurement]) -> list[dict[str, Any]]:

@@ -320,11 +320,21 @@ def create_app(settings: Settings | None = None, *, service: RagService | None =
         max: float | None = Query(None),  # noqa: A002
         limit: int = Query(1000, ge=0, le=100_000),
         format: Literal["json", "csv"] = Query("json"),  # noqa: A002
+        sample: str | None = Query(None, min_length=1, max_length=200),
+        rock_unit: str | None = Query(None, min_length=1, max_length=200),
     ) -> Response:
         from geo_rag_runtime import measurements
 
         rows = await run_in_threadpool(
-            measurements.find, settings, analyte=analyte, paper=paper, minimum=min, maximum=max, limit=limit
+            measurements.find,
+            settings,
+            analyte=analyte,
+            paper=paper,
+            minimum=min,
+            maximum=max,
+            limit=limit,
+            sample=sample,
+            rock_unit=rock_unit,
         )
         body = measurements.render(rows, format)
         media = "text/csv" if format == "csv" else "application/json"

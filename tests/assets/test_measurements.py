@@ -595,6 +595,17 @@ def test_cli_prints_and_exports_rows(
     assert "no ingested paper" in capsys.readouterr().err
     assert main(["measurements", "--format", "json", "--limit", "2"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == 2
+    # a sample as any printing of it, and a piece of a rock unit
+    assert main(["measurements", "--sample", "19mat 169", "--format", "json"]) == 0
+    dated = json.loads(capsys.readouterr().out)
+    assert dated and all("19MAT-169" in r["sample"].split("; ") for r in dated)
+    assert (
+        main(["measurements", "--rock-unit", "MUKHAR formation", "--analyte", "SiO2", "--format", "json"])
+        == 0
+    )
+    basalts = json.loads(capsys.readouterr().out)
+    assert [r["rock_unit"] for r in basalts] == ["basalt rocks from the Mukhar formation"]
+    assert main(["measurements", "--sample", " "]) == 2
 
 
 def test_http_measurements_filters_as_parameters(zhu_rows: list[Measurement], tmp_path: Path) -> None:
@@ -620,6 +631,9 @@ def test_http_measurements_filters_as_parameters(zhu_rows: list[Measurement], tm
         assert csv_text.splitlines()[0].startswith("sample,analyte,value") and len(csv_text.splitlines()) == 4
         assert client.get("/measurements", params={"paper": "nope.pdf"}, headers=auth).status_code == 422
         assert client.get("/measurements", params={"limit": -1}, headers=auth).status_code == 422
+        of_unit = client.get("/measurements", params={"rock_unit": "ulgey", "limit": 2}, headers=auth).json()
+        assert len(of_unit) == 2 and all("Ulgey" in r["rock_unit"] for r in of_unit)
+        assert client.get("/measurements", params={"sample": "x" * 201}, headers=auth).status_code == 422
 
 
 def test_the_export_leaves_out_papers_being_rebuilt_or_retired(
