@@ -36,6 +36,7 @@ from geo_assets.ingest.cleaned_paper import table_heading
 from geo_assets.measurements.rock_units import continues, unit_mentions, units_for_values
 from geo_assets.measurements.samples import (
     as_printed,
+    known_names,
     normalise_names,
     sample_for_label,
     sample_key,
@@ -74,6 +75,17 @@ def paper_measurements(
     ordered = sorted(chunks, key=lambda c: c.ordinal)
     rows: dict[str, Measurement] = {}
     named: list[str] = []  # every sample name the paper's text prints: what a table row label may be
+    # the paper's own names, found bare in any sentence once the paper has named them ("sample
+    # LAB03 …", later "The age of LAB03 is …")
+    known = known_names(
+        n
+        for section in cleaned.sections
+        if section.kind not in {"references", "captions", "tables"}
+        for s_start, s_end in split_sentences(section.text)
+        for m in sample_mentions(section.text[s_start:s_end])
+        if m.named
+        for n in m.names
+    )
     for section in cleaned.sections:
         if section.kind in {"references", "captions", "tables"}:
             continue
@@ -83,7 +95,7 @@ def paper_measurements(
         for s_start, s_end in split_sentences(section.text):
             sentence = section.text[s_start:s_end]
             values = extract_text_values(sentence)
-            mentions = sample_mentions(sentence)
+            mentions = sample_mentions(sentence, known)
             units = unit_mentions(sentence)
             named += [n for m in mentions for n in m.names]
             spans = [(v.start, v.end) for v in values]

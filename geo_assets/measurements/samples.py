@@ -37,6 +37,7 @@ from geo_rag_runtime.measurements import sample_key  # one form for ingest and q
 
 __all__ = [
     "Mention",
+    "known_names",
     "SampleMention",
     "as_printed",
     "normalise_names",
@@ -105,11 +106,13 @@ class Mention(Protocol):
 
 @dataclass(frozen=True)
 class SampleMention:
-    """Sample names printed together (a list), with their span in the sentence."""
+    """Sample names printed together (a list), with their span in the sentence; ``named`` when
+    they follow the word "sample(s)" (the names a paper may then print bare: :func:`known_names`)."""
 
     names: tuple[str, ...]
     start: int
     end: int
+    named: bool = False
 
 
 def as_printed(name: str) -> str:
@@ -154,16 +157,33 @@ def _is_formula(part: str) -> bool:
     )
 
 
-def sample_mentions(sentence: str) -> list[SampleMention]:
-    """The sample names a sentence prints, as lists in text order."""
+def known_names(names: Iterable[str]) -> re.Pattern[str] | None:
+    """A pattern for the paper's own sample names printed bare ("The age of LAB03 is …" once the
+    paper said "sample LAB03"): names that followed the word "sample(s)" somewhere in the paper
+    (the caller passes those), of letters and digits, three characters or more, as printed; lists
+    of them are one mention. None when the paper names none."""
+    usable = sorted(
+        {n for n in names if len(n) >= 3 and any(c.isdigit() for c in n) and any(c.isalpha() for c in n)},
+        key=len,
+        reverse=True,
+    )
+    if not usable:
+        return None
+    alts = "|".join(re.escape(n) for n in usable)
+    return re.compile(rf"(?<![\w/.-])(?P<names>(?:{alts})(?:{_GAP}(?:{alts}))*)(?![\w/-])")
+
+
+def sample_mentions(sentence: str, known: re.Pattern[str] | None = None) -> list[SampleMention]:
+    """The sample names a sentence prints, as lists in text order (``known``: the paper's own
+    names, :func:`known_names`, found bare too)."""
     found: list[SampleMention] = []
     taken: list[tuple[int, int]] = []
-    patterns = (
+    patterns: tuple[tuple[re.Pattern[str], bool], ...] = (
         (_LIST_AFTER_WORD, True),
         (_BESIDE_MATERIAL, True),
         (_BEFORE_BRACKETED_VALUE, True),
         (_LIST_ANYWHERE, False),
-    )
+    ) + (((known, True),) if known is not None else ())
     for pattern, after_word in patterns:
         for match in pattern.finditer(sentence):
             group = 0 if not after_word else ("after" if match.groupdict().get("after") else "names")
@@ -182,7 +202,7 @@ def sample_mentions(sentence: str) -> list[SampleMention]:
                 if _is_sample_name(n.group(0), after_word=after_word)
             )
             if names:
-                found.append(SampleMention(names, start, end))
+                found.append(SampleMention(names, start, end, named=pattern is _LIST_AFTER_WORD))
                 taken.append((start, end))
     return sorted(found, key=lambda m: m.start)
 

@@ -280,6 +280,28 @@ def test_values_said_of_a_named_rock_unit_carry_it() -> None:
     assert continues("Zircon ages of 410 Ma are common.", unit) == ""
 
 
+def test_a_sample_the_paper_named_is_found_bare_in_its_other_sentences() -> None:
+    """Once a paper says "sample LAB03", "LAB03" alone names it in any section; a name found only
+    before a bracketed value ("A95max (5.7°)") is no such name."""
+    from geo_assets.measurements.extract import paper_measurements
+    from geo_rag_runtime.models import CleanedPaper, CleanSection
+
+    methods = "Sample LAB03 was cut from a flowstone. The statistic A95max (5.7) is reported."
+    results = "The pole gives A95max of 6.1 at 290 Ma. The age of LAB03 is 3.2 ± 0.1 Ma."
+    text = f"{methods}\n\n{results}"
+    cleaned = CleanedPaper(
+        paper_id="p1", source_file="x.pdf", title="T", text=text,
+        sections=[
+            CleanSection(heading="Methods", kind="body", text=methods, char_start=0, char_end=len(methods)),
+            CleanSection(heading="Results", kind="body", text=results, char_start=len(methods) + 2,
+                         char_end=len(text)),
+        ],
+    )  # fmt: skip
+    rows = {r.printed: r.sample for r in paper_measurements(cleaned, [])}
+    assert rows["3.2 ± 0.1 Ma"] == "LAB03", rows
+    assert rows.get("290 Ma", "") == "", rows
+
+
 def test_a_value_followed_by_its_own_bracket_takes_the_sample_named_there() -> None:
     from geo_assets.measurements.samples import samples_for_values
 
