@@ -75,27 +75,27 @@ def paper_measurements(
     ordered = sorted(chunks, key=lambda c: c.ordinal)
     rows: dict[str, Measurement] = {}
     named: list[str] = []  # every sample name the paper's text prints: what a table row label may be
-    # the paper's own names, found bare in any sentence once the paper has named them ("sample
-    # LAB03 …", later "The age of LAB03 is …")
-    known = known_names(
-        n
+    # every sentence of the text and the sample names it prints, read once; then the paper's own
+    # names, found bare in any sentence once the paper has named them ("sample LAB03 …", later "The
+    # age of LAB03 is …"): a sentence where one is printed is read again with them
+    read = [
+        (section, [(a, b, sample_mentions(section.text[a:b])) for a, b in split_sentences(section.text)])
         for section in cleaned.sections
         if section.kind not in {"references", "captions", "tables"}
-        for s_start, s_end in split_sentences(section.text)
-        for m in sample_mentions(section.text[s_start:s_end])
-        if m.named
-        for n in m.names
+    ]
+    known = known_names(
+        n for _, sentences in read for *_, found in sentences for m in found if m.named for n in m.names
     )
-    for section in cleaned.sections:
-        if section.kind in {"references", "captions", "tables"}:
-            continue
+    for section, sentences in read:
         # what the section named last, a sample or a rock unit: "Sample X … . Two analyses yield …",
         # "The mafic rocks from the Y suite have … . They have …"; naming one drops the other
         carried, carried_unit = "", ""
-        for s_start, s_end in split_sentences(section.text):
+        for s_start, s_end, found in sentences:
             sentence = section.text[s_start:s_end]
             values = extract_text_values(sentence)
-            mentions = sample_mentions(sentence, known)
+            mentions = (
+                sample_mentions(sentence, known) if known is not None and known.search(sentence) else found
+            )
             units = unit_mentions(sentence)
             named += [n for m in mentions for n in m.names]
             spans = [(v.start, v.end) for v in values]

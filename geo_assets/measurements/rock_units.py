@@ -29,6 +29,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from geo_assets.measurements.samples import samples_for_values
+
 __all__ = ["UnitMention", "continues", "unit_mentions", "units_for_values"]
 
 _ROCKS = (
@@ -66,10 +68,11 @@ _UNIT = re.compile(
 # the", "basaltic samples of", "gabbros and diorites of the"
 _ROCK_NOUN = rf"(?:rocks?|samples?|lavas?|flows?|sediments?|deposits?|clasts?|xenoliths?|units?|{_ROCKS})"
 _FUNCTION = r"(?:of|and|or|the|in|from|for|with|to|an?|on|at|by|as|that|which|are|is|were|was|its|their|our)"
+# what joins rocks to their unit: "from", "of", "collected from", "sampled in"
+_OF = r"(?:(?:collected|sampled|exposed|analy[sz]ed|dated|found)\s+)?(?:from|of|in|within)"
 _SUBJECT = re.compile(
     rf"(?:(?<![\w-])(?!{_FUNCTION}\s)[a-z][\w-]*\s+){{0,2}}(?:{_ROCK_NOUN}\s+(?:and|or)\s+)?"
-    rf"(?<![\w-]){_ROCK_NOUN}\s+(?:(?:collected|sampled|exposed|analy[sz]ed|"
-    r"dated|found)\s+)?(?:from|of|in|within)\s+(?:the\s+)?$",
+    rf"(?<![\w-]){_ROCK_NOUN}\s+{_OF}\s+(?:the\s+)?$",
     re.I,
 )
 # rocks printed after the unit: "Walongshan Formation limestones", "Karaj Formation lava flows"
@@ -199,9 +202,7 @@ def continues(sentence: str, unit: str) -> str:
     return _other_rocks(unit, match.group(0).split(None, 1)[1])
 
 
-_OF_UNIT = re.compile(
-    r"\s(?:(?:collected|sampled|exposed|analy[sz]ed|dated|found)\s+)?(?:from|of|in|within)\s"
-)
+_OF_UNIT = re.compile(rf"\s{_OF}\s")
 
 
 def _other_rocks(unit: str, rocks: str) -> str:
@@ -229,8 +230,6 @@ def units_for_values(
     said to be for, else the one before it), and: a value printed right before a named unit is that
     unit's ("the 28 Ma Fish Canyon Tuff"); one printed right before an unnamed rock is that rock's,
     no unit's ("a ca. 590 Ma monzogranite")."""
-    from geo_assets.measurements.samples import samples_for_values
-
     out = samples_for_values(sentence, spans, units)
     for i, (_, end) in enumerate(spans):
         adjacent = next((u for u in units if u.start >= end and not sentence[end : u.start].strip()), None)
