@@ -60,6 +60,8 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     deps=[raw_pdf],
     group_name="ingest",
     kinds={"pdf", "xml"},
+    # 17: the symbols Elsevier's maths font names wrongly ("¼" for "=", no Unicode for its minus, "±"
+    # and degree sign) are read by their glyph names, so negative values keep their sign (parser 0.2.14);
     # 16: each page of a table captioned on some pages and carried on without a caption on others keeps
     # its own page (its cells were paired with the caption entries in list order, not by page); a
     # table without a caption ruled cell by cell (more straight strokes than cells) is no figure;
@@ -85,7 +87,7 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     # open its body; 8: "Table DR1" captions, sample section rows, group headers set at their columns' left;
     # 7: tables carried onto the next page, bare tables' header lines; 6: tables without a caption,
     # group headers; 5: wide tables under a short caption
-    code_version="tei-16",
+    code_version="tei-17",
     pool="grobid",
     output_required=False,
     check_specs=[dg.AssetCheckSpec("tei_non_empty", asset="tei_xml")],

@@ -165,3 +165,65 @@ def pages_pdf(path: Path, pages: list[list[tuple[float, float, list[tuple[float,
     writer.write(buffer)
     path.write_bytes(buffer.getvalue())
     return path
+
+
+def symbol_font_pdf(path: Path, lines: list[tuple[float, list[tuple[float, list[str | bytes]]]]]) -> Path:
+    """A one-page PDF set as Elsevier's Advent 3B2 typesetting sets it: text in Helvetica, symbols
+    (the ``bytes`` parts of a line, run on after the text before them) in a subset of the maths font
+    ``AdvP4C4E74`` whose encoding names its glyphs "C0" (minus), "C6" (±), "C14" (degree), "onequarter"
+    (its "=") and "thorn" (its "+"), at codes of this subset's choosing (3, 5, 1, 188, 254), with no
+    Unicode map: the way the journal's PDFs print them. Lines are (y from the top, [(x, parts), …]),
+    9 pt; the first line (the title) 14 pt."""
+    writer = PdfWriter()
+    text_font = writer._add_object(DictionaryObject({
+        NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+        NameObject("/BaseFont"): NameObject("/Helvetica"), NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
+    }))  # fmt: skip
+    differences = pypdf.generic.ArrayObject([
+        pypdf.generic.NumberObject(1), NameObject("/C14"), pypdf.generic.NumberObject(3), NameObject("/C0"),
+        NameObject("/C2"), NameObject("/C6"), pypdf.generic.NumberObject(188), NameObject("/onequarter"),
+        pypdf.generic.NumberObject(254), NameObject("/thorn"),
+    ])  # fmt: skip
+    symbol_font = writer._add_object(DictionaryObject({
+        NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+        NameObject("/BaseFont"): NameObject("/GDLBGF+AdvP4C4E74"),
+        NameObject("/FirstChar"): pypdf.generic.NumberObject(1), NameObject("/LastChar"): pypdf.generic.NumberObject(254),
+        NameObject("/Widths"): pypdf.generic.ArrayObject([pypdf.generic.NumberObject(560)] * 254),
+        NameObject("/FontDescriptor"): writer._add_object(DictionaryObject({
+            NameObject("/Type"): NameObject("/FontDescriptor"), NameObject("/FontName"): NameObject("/GDLBGF+AdvP4C4E74"),
+            NameObject("/Flags"): pypdf.generic.NumberObject(4), NameObject("/ItalicAngle"): pypdf.generic.NumberObject(0),
+            NameObject("/FontBBox"): pypdf.generic.ArrayObject(
+                [pypdf.generic.NumberObject(v) for v in (-20, -958, 1114, 770)]
+            ),
+        })),
+        NameObject("/Encoding"): DictionaryObject({
+            NameObject("/Type"): NameObject("/Encoding"), NameObject("/Differences"): differences,
+        }),
+    }))  # fmt: skip
+    ops = []
+    for index, (top, cells) in enumerate(lines):
+        size = 14 if index == 0 else 9
+        for x, parts in cells:
+            ops.append(f"BT {x:.1f} {792 - top:.1f} Td")
+            for part in parts:
+                if isinstance(part, bytes):
+                    ops.append(f"/F3 {size} Tf <{part.hex()}> Tj")
+                else:
+                    escaped = part.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+                    ops.append(f"/F1 {size} Tf ({escaped}) Tj")
+            ops.append("ET")
+    page = writer.add_blank_page(width=612, height=792)
+    page[NameObject("/Resources")] = DictionaryObject(
+        {
+            NameObject("/Font"): DictionaryObject(
+                {NameObject("/F1"): text_font, NameObject("/F3"): symbol_font}
+            )
+        }
+    )
+    content = DecodedStreamObject()
+    content.set_data("\n".join(ops).encode("latin-1"))
+    page[NameObject("/Contents")] = writer._add_object(content)
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    path.write_bytes(buffer.getvalue())
+    return path

@@ -680,3 +680,55 @@ def test_an_abstract_sentence_read_in_pieces_is_one_paragraph(tmp_path: Path) ->
     ]
     paper = _parsed(pages_pdf(tmp_path / "pieces.pdf", [page]))
     assert paper.abstract == " ".join(abstract), paper.abstract
+
+
+def test_symbols_an_elsevier_maths_font_names_wrongly_are_read_as_printed(tmp_path: Path) -> None:
+    """Elsevier's Advent 3B2 typesetting sets "=", "+", "(", ")" in a maths font whose Unicode map
+    names them "¼", "þ", "ð", "Þ", and its minus, "±" and degree sign with no Unicode at all (pdfminer
+    reads "(cid:3)"). Before, the text read "410 (cid:5) 4 Ma (n ¼ 15)" → "410 4 Ma (n ¼ 15)", a
+    negative temperature lost its sign and its unit, and the table's "−21.4" and "±0.3" cells were no
+    numbers, so the rows had neither. Built as the journal's PDFs are: glyph names "C0", "C6", "C14"
+    at codes of the subset's choosing, no ToUnicode map."""
+    from geo_assets.measurements.table_values import extract_table_values
+    from geo_assets.measurements.text_values import extract_text_values
+    from tests.assets.paper_builders import symbol_font_pdf
+
+    minus, plus_minus, degree, equals, plus = b"\x03", b"\x05", b"\x01", b"\xbc", b"\xfe"
+    lines: list[tuple[float, list[tuple[float, list[str | bytes]]]]] = [
+        (72, [(72, ["Fluid inclusions of the Beja dykes"])]),
+        (100, [(72, ["1. Results"])]),
+        (112, [(72, ["Fifteen analyses of sample BD01 yield a weighted mean 206Pb/238U age of 410 ", plus_minus,
+                     " 4 Ma (n ", equals, " 15)."])]),
+        (124, [(72, ["The ice in the inclusions melts at ", minus, "21.4 ", degree, "C, and the reaction is 2H",
+                     plus, " ", equals, " H2."])]),
+        (136, [(72, ["The samples are quartz veins from the dyke swarm, listed in Table 1."])]),
+        (170, [(72, ["Table 1. Microthermometry of the fluid inclusions."])]),
+        (184, [(72, ["Sample"]), (150, ["T (", degree, "C)"]), (230, ["2s"]), (310, ["Salinity (wt.%)"])]),
+    ]  # fmt: skip
+    for i, (t, u, salinity) in enumerate(
+        [("21.4", "0.3", "23.2"), ("18.9", "0.4", "21.6"), ("2.5", "0.2", "4.2")]
+    ):
+        lines.append(
+            (
+                198 + 12 * i,
+                [(72, [f"BD0{i + 1}"]), (150, [minus, t]), (230, [plus_minus, u]), (310, [salinity])],
+            )
+        )
+    pdf = symbol_font_pdf(tmp_path / "advent.pdf", lines)
+    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
+    text = " ".join(p for s in paper.sections for p in s.paragraphs)
+    assert "age of 410 ± 4 Ma (n = 15)" in text
+    assert "melts at −21.4 °C, and the reaction is 2H+ = H2." in text
+    assert "(cid:" not in text and "¼" not in text
+    table = next(c for c in paper.captions if c.kind == "table")
+    assert table.rows[0] == ["Sample", "T (°C)", "2s", "Salinity (wt.%)"]
+    assert table.rows[1] == ["BD01", "−21.4", "±0.3", "23.2"]
+    said = {(v.analyte, v.value, v.unit, v.uncertainty) for v in extract_text_values(text)}
+    assert {("age", 410.0, "Ma", 4.0), ("T", -21.4, "°C", None)} <= said
+    cells = {(v.row, v.analyte): v for v in extract_table_values(table.rows, table.text)}
+    assert (cells["BD01", "T"].value, cells["BD01", "T"].unit, cells["BD01", "T"].uncertainty) == (
+        -21.4,
+        "°C",
+        0.3,
+    )
+    assert cells["BD03", "T"].value == -2.5

@@ -25,6 +25,8 @@ never before an uppercase letter or a digit (U-Pb, Re–Os, gchron-3-247).
 
 Modules, in dependency order (each imports only modules listed before it):
 
+- ``glyphs``: before any step reads a page, the symbols a font names wrongly (Elsevier's maths font:
+  "¼" for "=", no Unicode for its minus, "±" and degree sign) are read by their glyph names;
 - ``layout``: the glyph and line primitives; glyph text and text cleaning;
 - ``lines``: step 1, one page's characters → glyphs → line fragments;
 - ``columns``: step 2, the column gutter and the page's reading order;

@@ -23,6 +23,7 @@ from geo_assets.ingest.pdf.blocks import build_blocks
 from geo_assets.ingest.pdf.classify import classify, set_references
 from geo_assets.ingest.pdf.columns import order_page
 from geo_assets.ingest.pdf.document import Document
+from geo_assets.ingest.pdf.glyphs import repair_glyphs
 from geo_assets.ingest.pdf.headings import REFERENCE_HEADS, caption_title, norm_head
 from geo_assets.ingest.pdf.hyphenation import vocabulary
 from geo_assets.ingest.pdf.layout import Line, box_coords, coords_page
@@ -106,6 +107,7 @@ def analyse(pdf: Any, source: str, *, word_tables: bool = True) -> Document:
     on_page: list[WordTable] = []
     for number, page in enumerate(pdf.pages, start=1):
         try:
+            repair_glyphs(page)  # before anything reads the characters
             view, quarter = reading_view(page)  # a landscape page turned upright; any other as it is
             if word_tables:
                 on_page = _word_tables(page, number, source, on_page)
