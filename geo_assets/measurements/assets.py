@@ -15,6 +15,10 @@ from geo_rag_runtime.vocab import vocabulary_version
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
+    # 25: "ΔD" after "D" (and cells printed "±4.94") is the uncertainty of the column before it; a count
+    # after the word "samples" ("(10 out of 20)") is no sample;
+    # 24: a value said of a named rock unit carries it (rock_unit); a name given after "sample" is found
+    # bare in the paper's other sentences;
     # 23: a table set in halves side by side, each with its own sample column, gives each half's rows
     # their own sample (the right half was read as a second block of the left sample's columns);
     # correlation matrices and component loadings are no measurements; numbers under a text column's
@@ -47,7 +51,7 @@ from geo_rag_runtime.vocab import vocabulary_version
     # 14: a sparse top header line heads its own column only; a wrapped header's "error)" is no
     # uncertainty column; a continued page takes its first page's caption unit and is cited at its
     # own block; 13: a name before its bracketed value is its sample; ratio columns in Ma are ages
-    code_version=f"measurements-24+vocab.{vocabulary_version()}",
+    code_version=f"measurements-25+vocab.{vocabulary_version()}",
     pool="docstore",
     check_specs=[dg.AssetCheckSpec("rows_with_sample", asset="measurements")],
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "

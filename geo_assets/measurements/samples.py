@@ -54,7 +54,10 @@ _HYPHENATED = rf"[A-Za-z0-9]+(?:{_H}[A-Za-z0-9]+)+"
 # after "sample(s)": any token with a digit ("sample 01", "sample ZG12", "sample FC4b")
 _AFTER_WORD = rf"(?:{_HYPHENATED}|[A-Za-z]*\d[A-Za-z0-9]*)"
 _GAP = r"(?:\s*\([^()]{0,40}\))?\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*)"
-_LIST_AFTER_WORD = re.compile(rf"\b[Ss]amples?\s+\(?(?P<names>{_AFTER_WORD}(?:{_GAP}{_AFTER_WORD})*)")
+# not a count: "the samples (10 out of 20)", "samples 12 of 15"
+_LIST_AFTER_WORD = re.compile(
+    rf"\b[Ss]amples?\s+\(?(?P<names>{_AFTER_WORD}(?:{_GAP}{_AFTER_WORD})*)(?![A-Za-z0-9])(?!\s*(?:out\s+of|of\s+\d))"
+)
 _LIST_ANYWHERE = re.compile(rf"(?<![\w/.]){_HYPHENATED}(?:{_GAP}{_HYPHENATED})*(?![\w/])")
 # a name printed beside the mineral or material it is: "Temora2 zircon", "Sri Lanka zircon LGC1",
 # "91500 zircon"

@@ -93,6 +93,7 @@ def column_headers(rows: Sequence[Sequence[str]], width: int) -> list[str]:
         group = " ".join(filled_first)
         return [f"{group} {h}" if i and re.fullmatch(r"\d+", h) else h for i, h in enumerate(lower)]
     columns = [""] * width
+    spread: set[int] = set()  # the columns the top line's merged cells were spread over
     for row in rows:
         filled = list(row) + [""] * (width - len(row))
         for i in range(1, width):  # a merged header cell spans the empty ones to its right, but a
@@ -105,6 +106,17 @@ def column_headers(rows: Sequence[Sequence[str]], width: int) -> list[str]:
                 and row is rows[0]
                 and not sparse
             ):
+                filled[i] = filled[i - 1]
+                spread.add(i)
+            elif (
+                i in spread
+                and not filled[i].strip()
+                and filled[i - 1].strip()
+                and len(rows) > 2
+                and row is rows[1]
+            ):
+                # the second line of a merged cell ("In situ" over "statistics", "Tilt" over
+                # "corrected") spans the same columns, above the columns' own headers
                 filled[i] = filled[i - 1]
         for i, cell in enumerate(filled):
             if cell.strip():
@@ -346,7 +358,8 @@ NOT_QUANTITY = re.compile(
     # a letter-spaced head is a group header's letters, no quantity; a column of remarks holds none
     rf"{LETTER_SPACED}|remarks?|comments?|"
     # error correlations qualify the uncertainties of other columns; they are no measurement
-    r"r\s*\[.*\]|ρ.*|rho.*|(?:err(?:or)?\.?\s*)?corr(?:elation|\.)?.*)$",
+    # (not "corrected": "Tilt corrected" over "Dec" heads declinations)
+    r"r\s*\[.*\]|ρ.*|rho.*|(?:err(?:or)?\.?\s*)?corr(?:elation|\.|\b).*)$",
     re.IGNORECASE,
 )
 
@@ -365,8 +378,8 @@ _UNCERTAINTY_MARK = re.compile(rf"±|\+/-|%|σ|\berr|\bunc|\b{_LEVEL}\b|\bRSD\b"
 
 def uncertainty_header(header: str, previous: str) -> str | None:
     """The uncertainty level ("1σ", "2SE", or "") when ``header`` heads the uncertainty of the column
-    before it ("±", "2σ", "% err", "1σ %", "s[t]", and s + the previous header's symbol: "sp" after
-    "rp"); None otherwise."""
+    before it ("±", "2σ", "% err", "1σ %", "s[t]", and s or Δ + the previous header's symbol: "sp"
+    after "rp", "ΔD" after "D"); None otherwise."""
     # a "±" the font lost to "+" ("+2σ", "+ 1s"): a plus sign heads no quantity of its own
     plain = _LOST_PLUS_MINUS.sub("±", plain_letters(header).strip())
     bare = re.sub(r"[\s()\[\]]", "", plain)
@@ -379,7 +392,8 @@ def uncertainty_header(header: str, previous: str) -> str | None:
         # nothing but uncertainty words, one of them a mark of uncertainty ("int. unc.", "2σ abs."): a
         # "Total" column is no uncertainty of the oxide before it
         or bool(plain) and not rest.strip(" .,:") and bool(_UNCERTAINTY_MARK.search(plain))
-        or bool(prev) and bare in {f"s{prev}", f"σ{prev}", f"s[{prev}]"}
+        # "sp" after "rp", "s[t]" after "t", "ΔD" after "D" (a palaeomagnetic table's declination error)
+        or bool(prev) and bare in {f"s{prev}", f"σ{prev}", f"s[{prev}]", f"Δ{prev}"}
         or len(prev) == 2 and bare in {f"s{prev[1]}", f"σ{prev[1]}"}
     )  # fmt: skip
     if not mine:

@@ -98,6 +98,8 @@ _CELL = re.compile(
     r"|\+\s*(?P<plus>\d+(?:\.\d+)?)\s*(?:[−\-–]\s*(?P<minus>\d+(?:\.\d+)?))?)?\s*"
     r"(?P<marks>[a-f*†‡§]{0,2})$"
 )
+# the "±" an uncertainty column prints before its numbers
+_SIGNED_UNCERTAINTY = re.compile(r"^\s*(?:±|\+/-)\s*(?=[\d.])")
 _DISCORDANCE = re.compile(
     r"^(?:disc(?:ordance|ord\.?|\.)?|%\s*disc(?:ordance|\.)?)\s*(?:\(?%\)?)?$", re.IGNORECASE
 )
@@ -441,7 +443,7 @@ def extract_table_values(
             number, uncertainty, qualifier, marks = value
             for j, target in uncertainty_of.items():
                 if target == i and uncertainty is None:
-                    extra = _cell(cells[j])
+                    extra = _cell(_SIGNED_UNCERTAINTY.sub("", cells[j]))  # "±4.94" under "ΔD"
                     uncertainty = extra[0] if extra else None
             notes = _cell_notes(marks, mark, relative=i in relative and uncertainty is not None)
             if continued and sample:
@@ -777,7 +779,7 @@ def _samples_as_columns(
             level = uncertainty_header(text, previous) if above and UNCERTAINTY_ROW.match(text) else None
             if level is not None:  # "2SD" under "87Sr/86Sr": the values' uncertainties
                 for i, held in above.items():
-                    cell = _cell(row[i]) if i < len(row) else None
+                    cell = _cell(_SIGNED_UNCERTAINTY.sub("", row[i])) if i < len(row) else None
                     if cell is not None and cell[0] is not None and held.uncertainty is None:
                         held.uncertainty, held.uncertainty_level = cell[0], level
                         if "%" in text:

@@ -390,9 +390,13 @@ def test_compound_words_units_and_formula_indices_are_no_samples() -> None:
         "Sample ks-12 gives 410 Ma.": ("ks-12",),
         "The demagnetization of HUI47-B is shown.": ("HUI47-B",),
         "The values for KIL-1 and KIL-2 are 64-bit numbers.": ("KIL-1", "KIL-2"),
+        "Samples 10017 and 15682 of the Apollo 11 and 15 missions.": ("10017", "15682"),
     }
     for text, names in named.items():
         assert [m.names for m in sample_mentions(text)] == [names], text
+    # a count after the word "samples" is no sample's name
+    for text in ("The cut-off discards 50% of the samples (10 out of 20).", "Sample 12 of 15 was lost."):
+        assert sample_mentions(text) == [], text
 
 
 def test_the_level_that_opens_a_bracket_of_statistics_is_the_uncertainty_s() -> None:

@@ -889,6 +889,38 @@ def test_uncertainty_columns_printed_with_a_lost_plus_minus_or_under_the_value_s
     assert (found["ETH-2", "21/20"].value, found["ETH-2", "21/20"].uncertainty) == (27.78, 0.26)
 
 
+def test_a_delta_column_after_its_quantity_and_cells_printed_with_plus_minus_are_its_uncertainty() -> None:
+    """A palaeomagnetic table prints the declination error "ΔD" after "D" (and "ΔR" after the rotation
+    "R"), its cells set as "±4.94". Before, "ΔD" was read as a quantity of its own and a "±4.94" cell
+    as no number, so the declinations had no uncertainty; a "2s" column printed the same way too."""
+    rows = [["Site", "N", "D", "ΔD", "I", "ΔI", "R", "ΔR"],
+            ["BD01", "24", "100.5", "±4.94", "−9.68", "±9.64", "60.65", "5.49"],
+            ["BD03", "46", "144.25", "±3.04", "21.58", "±5.37", "−7.35", "10.64"]]  # fmt: skip
+    found = {(v.row, v.analyte): v for v in extract_table_values(rows, "Table 1. Site mean directions.")}
+    assert {a for _, a in found} == {"N", "D", "I", "R"}
+    assert (found["BD01", "D"].value, found["BD01", "D"].uncertainty) == (100.5, 4.94)
+    assert (found["BD01", "I"].value, found["BD01", "I"].uncertainty) == (-9.68, 9.64)
+    assert (found["BD03", "R"].value, found["BD03", "R"].uncertainty) == (-7.35, 10.64)
+    # a group header of two lines spans its columns with both ("In situ" over "statistics"), and
+    # "corrected" is no error correlation (its declinations were dropped as one)
+    grouped = [["Site", "In situ", "", "", "Tilt", ""], ["", "statistics", "", "", "corrected", ""],
+               ["", "D", "ΔD", "I", "Dec", "Inc"], ["BD01", "100.5", "±4.94", "9.68", "108.12", "−19.64"]]  # fmt: skip
+    found = {v.column: v for v in extract_table_values(grouped, "Table 1. Site mean directions.")}
+    assert set(found) == {
+        "In situ statistics D",
+        "In situ statistics I",
+        "Tilt corrected Dec",
+        "Tilt corrected Inc",
+    }
+    assert (found["In situ statistics D"].uncertainty, found["Tilt corrected Inc"].value) == (4.94, -19.64)
+    signed = [["Sample", "T (°C)", "2s"], ["FI-1", "−21.4", "±0.3"], ["FI-2", "−18.9", "0.4"]]
+    found = {v.row: v for v in extract_table_values(signed, "Table 2. Microthermometry.")}
+    assert [(found[r].value, found[r].uncertainty, found[r].uncertainty_level) for r in ("FI-1", "FI-2")] == [
+        (-21.4, 0.3, "2σ"),
+        (-18.9, 0.4, "2σ"),
+    ]
+
+
 def test_an_element_over_its_unit_is_that_element_in_that_unit() -> None:
     """A data report's header prints the elements on one line and their units on the next ("Au" over
     "ppm", "Al" over "%"). Before, "Au ppm" named no analyte (its values were stored as a quantity
