@@ -150,17 +150,22 @@ def pages_pdf(path: Path, pages: list[list[tuple[float, float, list[tuple[float,
                 text = text.removeprefix("**")
                 escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
                 ops.append(f"BT {face} {size:.12g} Tf {x:.1f} {792 - top:.1f} Td ({escaped}) Tj ET")
-        page = writer.add_blank_page(width=612, height=792)
-        page[NameObject("/Resources")] = DictionaryObject(
-            {
-                NameObject("/Font"): DictionaryObject(
-                    {NameObject("/F1"): font_ref, NameObject("/F2"): bold_ref}
-                )
-            }
-        )
-        content = DecodedStreamObject()
-        content.set_data("\n".join(ops).encode("latin-1"))
-        page[NameObject("/Contents")] = writer._add_object(content)
+        _add_page(writer, {"/F1": font_ref, "/F2": bold_ref}, ops)
+    return _write(writer, path)
+
+
+def _add_page(writer: PdfWriter, fonts: dict[str, object], ops: list[str]) -> None:
+    """A US Letter page drawn by the content-stream operators ``ops`` with the named fonts."""
+    page = writer.add_blank_page(width=612, height=792)
+    page[NameObject("/Resources")] = DictionaryObject(
+        {NameObject("/Font"): DictionaryObject({NameObject(k): v for k, v in fonts.items()})}
+    )
+    content = DecodedStreamObject()
+    content.set_data("\n".join(ops).encode("latin-1"))
+    page[NameObject("/Contents")] = writer._add_object(content)
+
+
+def _write(writer: PdfWriter, path: Path) -> Path:
     buffer = io.BytesIO()
     writer.write(buffer)
     path.write_bytes(buffer.getvalue())
@@ -212,18 +217,5 @@ def symbol_font_pdf(path: Path, lines: list[tuple[float, list[tuple[float, list[
                     escaped = part.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
                     ops.append(f"/F1 {size} Tf ({escaped}) Tj")
             ops.append("ET")
-    page = writer.add_blank_page(width=612, height=792)
-    page[NameObject("/Resources")] = DictionaryObject(
-        {
-            NameObject("/Font"): DictionaryObject(
-                {NameObject("/F1"): text_font, NameObject("/F3"): symbol_font}
-            )
-        }
-    )
-    content = DecodedStreamObject()
-    content.set_data("\n".join(ops).encode("latin-1"))
-    page[NameObject("/Contents")] = writer._add_object(content)
-    buffer = io.BytesIO()
-    writer.write(buffer)
-    path.write_bytes(buffer.getvalue())
-    return path
+    _add_page(writer, {"/F1": text_font, "/F3": symbol_font}, ops)
+    return _write(writer, path)
