@@ -236,7 +236,7 @@ def extract_table_values(
     if len(rows) < 2:
         return []
     width = max(len(r) for r in rows)
-    rows = [list(r) + [""] * (width - len(r)) for r in rows]
+    rows = _signs_joined([list(r) + [""] * (width - len(r)) for r in rows])
     label = _label_column(rows[1:], width)
     n_header = _header_count(rows, label)
     if n_header == 0:
@@ -440,12 +440,12 @@ def extract_table_values(
             value = _cell(cells[i])
             if value is None:
                 continue
-            number, uncertainty, qualifier, marks = value
+            number, uncertainty, qualifier, printed_marks = value
             for j, target in uncertainty_of.items():
                 if target == i and uncertainty is None:
                     extra = _cell(_SIGNED_UNCERTAINTY.sub("", cells[j]))  # "±4.94" under "ΔD"
                     uncertainty = extra[0] if extra else None
-            notes = _cell_notes(marks, mark, relative=i in relative and uncertainty is not None)
+            notes = _cell_notes(printed_marks, mark, relative=i in relative and uncertainty is not None)
             if continued and sample:
                 notes.append("sample: the row above's (its sample cell is blank)")
             notes += place.notes(text)
@@ -839,6 +839,28 @@ def _free_text_row(text: str) -> list[TableValue]:
         )
         for v in extract_text_values(text)
     ]
+
+
+# a minus sign (U+2212) alone in its cell: a hyphen or an en dash alone is a range's dash ("3804 - 3813",
+# "0.5 - 1.0") or the "not measured" mark, never a sign here
+_LONE_SIGN = re.compile(r"^\s*\u2212\s*$")
+
+
+def _signs_joined(rows: list[list[str]]) -> list[list[str]]:
+    """The rows with a column of lone minus signs joined to the numbers right of them: a sign set
+    far apart from its number gets a column of its own ("24.89  −  102.15  −  60.65": a longitude and
+    a rotation that are negative), and the number was read as positive. Only a column that prints
+    nothing else, its header included."""
+    width = len(rows[0]) if rows else 0
+    out = [list(r) for r in rows]
+    for j in range(width - 1):
+        filled = [r[j] for r in rows if r[j].strip()]
+        if not filled or not all(_LONE_SIGN.match(c) for c in filled):
+            continue
+        for row in out:
+            if _LONE_SIGN.match(row[j]) and re.match(r"\d|\.\d", row[j + 1].strip()):
+                row[j], row[j + 1] = "", "\u2212" + row[j + 1].strip()
+    return out
 
 
 def _cell(cell: str) -> tuple[float | None, float | None, str, str] | None:

@@ -921,6 +921,35 @@ def test_a_delta_column_after_its_quantity_and_cells_printed_with_plus_minus_are
     ]
 
 
+def test_a_minus_sign_set_apart_in_a_column_of_its_own_is_the_sign_of_the_number_right_of_it() -> None:
+    """A palaeomagnetic table sets the minus of a longitude and of a rotation so far from its number
+    that the reader gives the signs a column of their own ("24.89  −  102.15  −  60.65"): before, the
+    rotation of −60.65° was stored as 60.65. A named column of dashes ("–", not measured) is no sign,
+    and a hyphen between two numbers is a range's ("0.5 - 1.0", "3804 - 3813 m")."""
+    rows = [["Site", "Lat.", "", "Long.", "", "R", "ΔR", "Ni", "Cu"],
+            ["Mina San Miguel", "24.89", "−", "102.15", "−", "60.65", "5.49", "–", "12"],
+            ["Real de Catorce", "23.70", "−", "100.89", "", "3.11", "3.45", "–", "15"],
+            ["MG", "26.50", "−", "103.00", "", "− 7.35", "10.64", "-", "9"]]  # fmt: skip
+    found = {(v.row, v.analyte): v for v in extract_table_values(rows, "Table 1. Site means.")}
+    assert [
+        (found[s, "R"].value, found[s, "R"].uncertainty) for s in ("Mina San Miguel", "Real de Catorce", "MG")
+    ] == [
+        (-60.65, 5.49),
+        (3.11, 3.45),
+        (-7.35, 10.64),
+    ]
+    assert [found[s, "Cu"].value for s in ("Mina San Miguel", "MG")] == [12.0, 9.0]
+    ranges = [
+        ["", "Roof", "", "contact"],
+        ["Li", "100", "-", "500"],
+        ["Rb", "755", "-", "1225"],
+        ["Sn", "25", "-", "66"],
+    ]
+    assert all(
+        v.value is None or v.value > 0 for v in extract_table_values(ranges, "Table 2. Granites (ppm).")
+    )
+
+
 def test_an_element_over_its_unit_is_that_element_in_that_unit() -> None:
     """A data report's header prints the elements on one line and their units on the next ("Au" over
     "ppm", "Al" over "%"). Before, "Au ppm" named no analyte (its values were stored as a quantity
