@@ -154,6 +154,22 @@ def pages_pdf(path: Path, pages: list[list[tuple[float, float, list[tuple[float,
     return _write(writer, path)
 
 
+def _maths_font(writer: PdfWriter, name: str, first: int, last: int, encoding: object) -> object:
+    """A subset Type 1 font named ``name`` (not embedded: only its names and widths are read)."""
+    number = pypdf.generic.NumberObject
+    descriptor = writer._add_object(DictionaryObject({
+        NameObject("/Type"): NameObject("/FontDescriptor"), NameObject("/FontName"): NameObject(name),
+        NameObject("/Flags"): number(4), NameObject("/ItalicAngle"): number(0),
+        NameObject("/FontBBox"): pypdf.generic.ArrayObject([number(v) for v in (-20, -958, 1114, 770)]),
+    }))  # fmt: skip
+    return writer._add_object(DictionaryObject({
+        NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+        NameObject("/BaseFont"): NameObject(name), NameObject("/FirstChar"): number(first),
+        NameObject("/LastChar"): number(last), NameObject("/Widths"): pypdf.generic.ArrayObject([number(560)] * (last - first + 1)),
+        NameObject("/FontDescriptor"): descriptor, NameObject("/Encoding"): encoding,
+    }))  # fmt: skip
+
+
 def _add_page(writer: PdfWriter, fonts: dict[str, object], ops: list[str]) -> None:
     """A US Letter page drawn by the content-stream operators ``ops`` with the named fonts."""
     page = writer.add_blank_page(width=612, height=792)
@@ -172,13 +188,16 @@ def _write(writer: PdfWriter, path: Path) -> Path:
     return path
 
 
-def symbol_font_pdf(path: Path, lines: list[tuple[float, list[tuple[float, list[str | bytes]]]]]) -> Path:
+def symbol_font_pdf(
+    path: Path, lines: list[tuple[float, list[tuple[float, list[str | bytes | tuple[str, str]]]]]]
+) -> Path:
     """A one-page PDF set as Elsevier's Advent 3B2 typesetting sets it: text in Helvetica, symbols
     (the ``bytes`` parts of a line, run on after the text before them) in a subset of the maths font
     ``AdvP4C4E74`` whose encoding names its glyphs "C0" (minus), "C6" (±), "C14" (degree), "onequarter"
     (its "=") and "thorn" (its "+"), at codes of this subset's choosing (3, 5, 1, 188, 254), with no
-    Unicode map: the way the journal's PDFs print them. Lines are (y from the top, [(x, parts), …]),
-    9 pt; the first line (the title) 14 pt."""
+    Unicode map: the way the journal's PDFs print them; a ``("slash", text)`` part is set in its
+    other maths font, ``AdvP4C4E51``, whose "=" prints a slash. Lines are (y from the top, [(x,
+    parts), …]), 9 pt; the first line (the title) 14 pt."""
     writer = PdfWriter()
     text_font = writer._add_object(DictionaryObject({
         NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
@@ -189,22 +208,10 @@ def symbol_font_pdf(path: Path, lines: list[tuple[float, list[tuple[float, list[
         NameObject("/C2"), NameObject("/C6"), pypdf.generic.NumberObject(188), NameObject("/onequarter"),
         pypdf.generic.NumberObject(254), NameObject("/thorn"),
     ])  # fmt: skip
-    symbol_font = writer._add_object(DictionaryObject({
-        NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
-        NameObject("/BaseFont"): NameObject("/GDLBGF+AdvP4C4E74"),
-        NameObject("/FirstChar"): pypdf.generic.NumberObject(1), NameObject("/LastChar"): pypdf.generic.NumberObject(254),
-        NameObject("/Widths"): pypdf.generic.ArrayObject([pypdf.generic.NumberObject(560)] * 254),
-        NameObject("/FontDescriptor"): writer._add_object(DictionaryObject({
-            NameObject("/Type"): NameObject("/FontDescriptor"), NameObject("/FontName"): NameObject("/GDLBGF+AdvP4C4E74"),
-            NameObject("/Flags"): pypdf.generic.NumberObject(4), NameObject("/ItalicAngle"): pypdf.generic.NumberObject(0),
-            NameObject("/FontBBox"): pypdf.generic.ArrayObject(
-                [pypdf.generic.NumberObject(v) for v in (-20, -958, 1114, 770)]
-            ),
-        })),
-        NameObject("/Encoding"): DictionaryObject({
-            NameObject("/Type"): NameObject("/Encoding"), NameObject("/Differences"): differences,
-        }),
+    symbol_font = _maths_font(writer, "/GDLBGF+AdvP4C4E74", 1, 254, DictionaryObject({
+        NameObject("/Type"): NameObject("/Encoding"), NameObject("/Differences"): differences,
     }))  # fmt: skip
+    slash_font = _maths_font(writer, "/GDLBGG+AdvP4C4E51", 32, 126, NameObject("/WinAnsiEncoding"))
     ops = []
     for index, (top, cells) in enumerate(lines):
         size = 14 if index == 0 else 9
@@ -213,9 +220,11 @@ def symbol_font_pdf(path: Path, lines: list[tuple[float, list[tuple[float, list[
             for part in parts:
                 if isinstance(part, bytes):
                     ops.append(f"/F3 {size} Tf <{part.hex()}> Tj")
+                elif isinstance(part, tuple):
+                    ops.append(f"/F4 {size} Tf ({part[1]}) Tj")
                 else:
                     escaped = part.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
                     ops.append(f"/F1 {size} Tf ({escaped}) Tj")
             ops.append("ET")
-    _add_page(writer, {"/F1": text_font, "/F3": symbol_font}, ops)
+    _add_page(writer, {"/F1": text_font, "/F3": symbol_font, "/F4": slash_font}, ops)
     return _write(writer, path)

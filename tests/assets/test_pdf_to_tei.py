@@ -694,14 +694,15 @@ def test_symbols_an_elsevier_maths_font_names_wrongly_are_read_as_printed(tmp_pa
     from tests.assets.paper_builders import symbol_font_pdf
 
     minus, plus_minus, degree, equals, plus = b"\x03", b"\x05", b"\x01", b"\xbc", b"\xfe"
-    lines: list[tuple[float, list[tuple[float, list[str | bytes]]]]] = [
+    lines: list[tuple[float, list[tuple[float, list[str | bytes | tuple[str, str]]]]]] = [
         (72, [(72, ["Fluid inclusions of the Beja dykes"])]),
         (100, [(72, ["1. Results"])]),
         (112, [(72, ["Fifteen analyses of sample BD01 yield a weighted mean 206Pb/238U age of 410 ", plus_minus,
                      " 4 Ma (n ", equals, " 15)."])]),
         (124, [(72, ["The ice in the inclusions melts at ", minus, "21.4 ", degree, "C, and the reaction is 2H",
                      plus, " ", equals, " H2."])]),
-        (136, [(72, ["The samples are quartz veins from the dyke swarm, listed in Table 1."])]),
+        (136, [(72, ["The samples are quartz veins from the dyke swarm, listed in Table 1, with ln(A", ("slash", "="),
+                     "F)."])]),
         (170, [(72, ["Table 1. Microthermometry of the fluid inclusions."])]),
         (184, [(72, ["Sample"]), (150, ["T (", degree, "C)"]), (230, ["2s"]), (310, ["Salinity (wt.%)"])]),
     ]  # fmt: skip
@@ -719,6 +720,7 @@ def test_symbols_an_elsevier_maths_font_names_wrongly_are_read_as_printed(tmp_pa
     text = " ".join(p for s in paper.sections for p in s.paragraphs)
     assert "age of 410 ± 4 Ma (n = 15)" in text
     assert "melts at −21.4 °C, and the reaction is 2H+ = H2." in text
+    assert "listed in Table 1, with ln(A/F)." in text
     assert "(cid:" not in text and "¼" not in text
     table = next(c for c in paper.captions if c.kind == "table")
     assert table.rows[0] == ["Sample", "T (°C)", "2s", "Salinity (wt.%)"]

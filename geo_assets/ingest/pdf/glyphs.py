@@ -3,7 +3,8 @@
 Elsevier's typesetting of the 2000s and 2010s (Advent 3B2: Geochimica et Cosmochimica Acta, EPSL,
 Chemical Geology, Lithos, Gondwana Research …) sets its symbols in a font ``AdvP4C4E74`` whose
 Unicode map is wrong where it exists and missing where it matters. Its "=" maps to "¼", "+" to "þ",
-"(" and ")" to "ð" and "Þ", "[" to "½"; its minus, "±" and degree sign map to nothing, so pdfminer
+"(" and ")" to "ð" and "Þ", "[" to "½" (and the slash of its sister font ``AdvP4C4E51`` to "=");
+its minus, "±" and degree sign map to nothing, so pdfminer
 prints "(cid:3)" and the text lost them: "−19.64" was stored as 19.64, "±4.94" was no number at all
 and "10−4 SI" read "104 SI". Values losing their sign is the worst kind of silent error this
 system can make (εNd, δ18O, inclinations).
@@ -29,6 +30,7 @@ _BY_GLYPH_NAME: dict[str, dict[str, str]] = {
 # font -> what pdfminer reads -> what is printed, for glyphs the font's Unicode map names wrongly
 _MISNAMED: dict[str, dict[str, str]] = {
     "AdvP4C4E74": {"¼": "=", "þ": "+", "ð": "(", "Þ": ")", "½": "["},
+    "AdvP4C4E51": {"=": "/"},  # the slash of "ln(A/F)", "ln(M/T)" (64 of 64 in Vermeesch & Pease 2021)
 }
 _FONTS = _BY_GLYPH_NAME.keys() | _MISNAMED.keys()
 _CID = re.compile(r"\(cid:(\d+)\)")
