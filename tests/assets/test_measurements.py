@@ -79,6 +79,12 @@ def test_numbers_that_are_not_values_are_skipped() -> None:
     assert rows("Changing them lowers Tp by ~140 °C (Table 3).") == []  # a change, not a value
     assert rows("The recovery is complete by ∼340 Ma.") == [("age", 340, None, "Ma")]  # a date
     assert rows("Samples 19MAT-157 and OG.1 were dated.") == []  # names with digits
+    # every year of an author's list is a citation's ("ln[Sm/He]" read once its slash was read right)
+    assert rows("Set w = ln[Sm/He] and average the transformed data (Vermeesch, 2008, 2010, 2015).") == []
+    assert rows("The zircon rims give 2010 ± 5 Ma and 2015 ± 4 Ma.") == [
+        ("age", 2010, None, "Ma"),
+        ("age", 2015, None, "Ma"),
+    ]
 
 
 def test_values_of_model_symbols_and_counts_belong_to_no_analyte() -> None:
