@@ -16,7 +16,8 @@ from geo_rag_runtime.vocab import vocabulary_version
     group_name="measurements",
     kinds={"mongodb"},
     # 25: "ΔD" after "D" (and cells printed "±4.94") is the uncertainty of the column before it; a count
-    # after the word "samples" ("(10 out of 20)") is no sample;
+    # after the word "samples" ("(10 out of 20)") is no sample; a column of lone minus signs gives each
+    # to the number right of it; every year of an author's list ("Vermeesch, 2008, 2010") is a citation's;
     # 24: a value said of a named rock unit carries it (rock_unit); a name given after "sample" is found
     # bare in the paper's other sentences;
     # 23: a table set in halves side by side, each with its own sample column, gives each half's rows
