@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 from rapidfuzz import fuzz
 
-from geo_assets.evaluation.dataset import match_key
+from geo_assets.evaluation.dataset import match_key, printed
 from geo_assets.evaluation.metric_specs import EVIDENCE_K, MATCH_THRESHOLD, OK, UNDEFINED, MetricValue
 from geo_rag_runtime.query.generation import NOT_FOUND
 from geo_rag_runtime.query.grounded import attribute_sentences, split_answer
@@ -60,7 +60,8 @@ def _quotes(sentence: str, passage: str) -> bool:
     if min(len(a), len(b)) < MIN_QUOTE_CHARS:
         return False
     shorter, longer = (sentence, passage) if len(a) <= len(b) else (passage, sentence)
-    if not reference_numbers(shorter) <= reference_numbers(longer):
+    # numbers compared as printed: a passage quoted as extracted ("yo =2.12Þ") reads "2" otherwise
+    if not reference_numbers(printed(shorter)) <= reference_numbers(printed(longer)):
         return False
     return fuzz.partial_ratio(a, b) >= MATCH_THRESHOLD
 

@@ -39,6 +39,7 @@ __all__ = [
     "load_eval_dataset",
     "resolve_dataset",
     "match_key",
+    "printed",
 ]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -230,6 +231,12 @@ _GLYPHS = str.maketrans({"þ": "+", "ð": "(", "Þ": ")", "‘": "'", "’": "'"
 _DASHES_AND_SPACE = re.compile(r"[\s\-\u00ad\u2010-\u2015\u2212\ufe63\uff0d]+")
 
 
+def printed(text: str) -> str:
+    """``text`` with the glyph fixes of :func:`match_key` only (NFKC, "þ" "ð" "Þ" as "+" "(" ")"):
+    what the page prints, for comparing the numbers of a passage quoted as extracted."""
+    return unicodedata.normalize("NFKC", text).translate(_GLYPHS)
+
+
 def match_key(text: str) -> str:
     """A matching key for fuzzy comparison of a passage with extracted or chunked paper text.
 
@@ -237,5 +244,4 @@ def match_key(text: str) -> str:
     whitespace and hyphen/dash/minus characters removed: so "calc-\\nalkaline", "calc-alkaline" and
     "calcalkaline", or "thebest-fittingmelt" and "the best-fitting melt", give the same key.
     """
-    text = unicodedata.normalize("NFKC", text).translate(_GLYPHS).lower()
-    return _DASHES_AND_SPACE.sub("", text)
+    return _DASHES_AND_SPACE.sub("", printed(text).lower())

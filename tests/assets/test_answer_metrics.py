@@ -24,6 +24,23 @@ def test_a_quoted_passage_is_carried_and_a_neighbour_is_not() -> None:
     assert value.value == 0.5 and value.status == "ok"
 
 
+def test_a_passage_quoted_with_the_extraction_s_glyphs_is_carried_by_the_printed_text() -> None:
+    """A reference passage quoted as pypdf extracted it ("ðxo = −3.84, yo =2.12Þ", a maths font's
+    brackets) read "2" where the page prints "2.12", so an answer quoting the page as printed
+    ("(xo = -3.84, yo = 2.12)") missed a number of the passage and carried nothing."""
+    passage = (
+        "These two lines intersect at ðxo = −3.84, yo =2.12Þ, which is equivalent to a hypothetical common "
+        "magma source with a normalised A–F–M composition of (Ao =0.23 %, Fo =10.72 %, Mo =89.05 %; see Fig. 2d)."
+    )
+    answer = (
+        "Eq. 5 These two lines intersect at (xo = -3.84, yo = 2.12), which is equivalent to a hypothetical "
+        "common magma source with a normalised A–F–M composition of (Ao = 0.23 %, Fo = 10.72 %, "
+        "Mo = 89.05 %; see Fig. 2d) [V1]."
+    )
+    assert carried_passages(answer, [passage]) == [True]
+    assert carried_passages(answer.replace("10.72", "10.27"), [passage]) == [False]
+
+
 def test_a_paraphrase_counts_when_its_words_and_numbers_rest_on_the_passage() -> None:
     # every number in the passage, most content words shared: attributed
     assert carried_passages("Sample 19MAT-169 gave a weighted mean 206Pb/238U age of 410 ± 4 Ma.", [AGE])
