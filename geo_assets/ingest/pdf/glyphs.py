@@ -75,6 +75,15 @@ def _fonts(resources: Any, seen: set[int] | None = None) -> Iterable[tuple[str, 
             yield from _fonts(attrs.get("Resources"), seen)
 
 
+def _glyph_names(page: Any) -> dict[str, dict[int, str]]:
+    """BaseFont → code → glyph name for the page's fonts; none when the resources cannot be read
+    (a broken font dictionary leaves the glyphs as pdfminer read them, never fails the paper)."""
+    try:
+        return {name: _differences(font) for name, font in _fonts(page.page_obj.resources)}
+    except Exception:  # pdfminer raises many types on broken objects
+        return {}
+
+
 def repair_glyphs(page: Any) -> int:
     """Give the characters of a pdfplumber page the text their font's glyphs print (in place, so
     every later reader of ``page.chars`` sees it); returns how many were changed."""
@@ -82,7 +91,7 @@ def repair_glyphs(page: Any) -> int:
     listed = [c for c in chars if _base(str(c.get("fontname", ""))) in _FONTS]
     if not listed:
         return 0
-    names: dict[str, dict[int, str]] = {}
+    names: dict[str, dict[int, str]] | None = None
     changed = 0
     for char in listed:
         fontname = str(char["fontname"])
@@ -90,8 +99,8 @@ def repair_glyphs(page: Any) -> int:
         base = _base(fontname)
         cid = _CID.fullmatch(text)
         if cid is not None:
-            if not names:
-                names = {name: _differences(font) for name, font in _fonts(page.page_obj.resources)}
+            if names is None:
+                names = _glyph_names(page)
             glyph = names.get(fontname, {}).get(int(cid.group(1)), "")
             new = _BY_GLYPH_NAME.get(base, {}).get(glyph)
         else:
