@@ -443,7 +443,7 @@ def extract_table_values(
             number, uncertainty, qualifier, printed_marks = value
             for j, target in uncertainty_of.items():
                 if target == i and uncertainty is None:
-                    extra = _cell(_SIGNED_UNCERTAINTY.sub("", cells[j]))  # "±4.94" under "ΔD"
+                    extra = _uncertainty_cell(cells[j])
                     uncertainty = extra[0] if extra else None
             notes = _cell_notes(printed_marks, mark, relative=i in relative and uncertainty is not None)
             if continued and sample:
@@ -779,7 +779,7 @@ def _samples_as_columns(
             level = uncertainty_header(text, previous) if above and UNCERTAINTY_ROW.match(text) else None
             if level is not None:  # "2SD" under "87Sr/86Sr": the values' uncertainties
                 for i, held in above.items():
-                    cell = _cell(_SIGNED_UNCERTAINTY.sub("", row[i])) if i < len(row) else None
+                    cell = _uncertainty_cell(row[i]) if i < len(row) else None
                     if cell is not None and cell[0] is not None and held.uncertainty is None:
                         held.uncertainty, held.uncertainty_level = cell[0], level
                         if "%" in text:
@@ -861,6 +861,12 @@ def _signs_joined(rows: list[list[str]]) -> list[list[str]]:
             if _LONE_SIGN.match(row[j]) and re.match(r"\d|\.\d", row[j + 1].strip()):
                 row[j], row[j + 1] = "", "\u2212" + row[j + 1].strip()
     return out
+
+
+def _uncertainty_cell(cell: str) -> tuple[float | None, float | None, str, str] | None:
+    """:func:`_cell` of a cell in an uncertainty column or row, which may print its "±" ("±4.94"
+    under "ΔD")."""
+    return _cell(_SIGNED_UNCERTAINTY.sub("", cell))
 
 
 def _cell(cell: str) -> tuple[float | None, float | None, str, str] | None:

@@ -342,6 +342,13 @@ _NUMBERED_CITATION = re.compile(
 _TIMES_TEN = re.compile(r"^\s*[×x]\s*10")
 
 
+# an author's years listed ("(Vermeesch, 2008, 2010, 2015)", "Smith et al. 2001, 2004a"): every year
+# of the list is a citation's, not only the first
+_YEAR_LIST = re.compile(
+    r"\b[A-Z][a-z]+(?: et al\.?| and [A-Z][a-z]+)?,?\s+(?:19|20)\d\d[a-z]?(?:\s*,\s*(?:19|20)\d\d[a-z]?\b)+(?!\s*(?:±|Ma|Ga|ka|yr))"
+)
+
+
 def _citation_spans(text: str) -> list[tuple[int, int]]:
     """Bracketed citations ("[Hoggard et al. 2020]") and numbered ones ("(24)", "(29–31)", "[2]"): their
     numbers are not values (author–year references in running text are caught by ``_CITATION``
@@ -349,13 +356,6 @@ def _citation_spans(text: str) -> list[tuple[int, int]]:
     spans = [m.span() for m in re.finditer(r"\[[^\]]*\b(?:19|20)\d\d[a-z]?\b[^\]]*\]", text)]
     spans += [m.span() for m in _YEAR_LIST.finditer(text)]
     return spans + [m.span() for m in _NUMBERED_CITATION.finditer(text)]
-
-
-# an author's years listed ("(Vermeesch, 2008, 2010, 2015)", "Smith et al. 2001, 2004a"): every year
-# of the list is a citation's, not only the first
-_YEAR_LIST = re.compile(
-    r"\b[A-Z][a-z]+(?: et al\.?| and [A-Z][a-z]+)?,?\s+(?:19|20)\d\d[a-z]?(?:\s*,\s*(?:19|20)\d\d[a-z]?\b)+(?!\s*(?:±|Ma|Ga|ka|yr))"
-)
 
 
 def _assigned_to_other_symbol(text: str, match: re.Match[str], taken: list[tuple[int, int]]) -> bool:

@@ -135,23 +135,30 @@ def pages_pdf(path: Path, pages: list[list[tuple[float, float, list[tuple[float,
     points, [(x, text), …]) on a US Letter page; a text that starts with "**" is set in
     Helvetica-Bold (the marks are not printed)."""
     writer = PdfWriter()
-    font = DictionaryObject({
-        NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
-        NameObject("/BaseFont"): NameObject("/Helvetica"), NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
-    })  # fmt: skip
-    font_ref = writer._add_object(font)
-    bold = DictionaryObject({**font, NameObject("/BaseFont"): NameObject("/Helvetica-Bold")})
-    bold_ref = writer._add_object(bold)
+    font_ref = writer._add_object(_standard_font("/Helvetica"))
+    bold_ref = writer._add_object(_standard_font("/Helvetica-Bold"))
     for lines in pages:
         ops = []
         for top, size, words in lines:
             for x, text in words:
                 face = "/F2" if text.startswith("**") else "/F1"
                 text = text.removeprefix("**")
-                escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-                ops.append(f"BT {face} {size:.12g} Tf {x:.1f} {792 - top:.1f} Td ({escaped}) Tj ET")
+                ops.append(f"BT {face} {size:.12g} Tf {x:.1f} {792 - top:.1f} Td ({_pdf_string(text)}) Tj ET")
         _add_page(writer, {"/F1": font_ref, "/F2": bold_ref}, ops)
     return _write(writer, path)
+
+
+def _standard_font(name: str) -> DictionaryObject:
+    """One of the PDF standard 14 fonts ("/Helvetica"), WinAnsi-encoded, not embedded."""
+    return DictionaryObject({
+        NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+        NameObject("/BaseFont"): NameObject(name), NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
+    })  # fmt: skip
+
+
+def _pdf_string(text: str) -> str:
+    """``text`` escaped for a PDF literal string (backslash and round brackets)."""
+    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
 def _maths_font(writer: PdfWriter, name: str, first: int, last: int, encoding: object) -> object:
@@ -199,10 +206,7 @@ def symbol_font_pdf(
     other maths font, ``AdvP4C4E51``, whose "=" prints a slash. Lines are (y from the top, [(x,
     parts), …]), 9 pt; the first line (the title) 14 pt."""
     writer = PdfWriter()
-    text_font = writer._add_object(DictionaryObject({
-        NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
-        NameObject("/BaseFont"): NameObject("/Helvetica"), NameObject("/Encoding"): NameObject("/WinAnsiEncoding"),
-    }))  # fmt: skip
+    text_font = writer._add_object(_standard_font("/Helvetica"))
     differences = pypdf.generic.ArrayObject([
         pypdf.generic.NumberObject(1), NameObject("/C14"), pypdf.generic.NumberObject(3), NameObject("/C0"),
         NameObject("/C2"), NameObject("/C6"), pypdf.generic.NumberObject(188), NameObject("/onequarter"),
@@ -223,8 +227,7 @@ def symbol_font_pdf(
                 elif isinstance(part, tuple):
                     ops.append(f"/F4 {size} Tf ({part[1]}) Tj")
                 else:
-                    escaped = part.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-                    ops.append(f"/F1 {size} Tf ({escaped}) Tj")
+                    ops.append(f"/F1 {size} Tf ({_pdf_string(part)}) Tj")
             ops.append("ET")
     _add_page(writer, {"/F1": text_font, "/F3": symbol_font, "/F4": slash_font}, ops)
     return _write(writer, path)
