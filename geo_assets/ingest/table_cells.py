@@ -8,9 +8,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["marks_row"]
+__all__ = ["mark_cell", "marks_row"]
 
 _MARK_CELL = re.compile(r"\(?[a-z]\)|[*†‡§¶]+")
+# a letter mark set beside a value in a cell of its own ("40 (a)": a compilation's analytical
+# method), whole or split where the text layer split it ("(c", ")")
+_LETTER_MARK = re.compile(r"\(?[a-h]\s*\)|\([a-h]|\)")
+
+
+def mark_cell(cell: str) -> bool:
+    """A cell holding only a letter mark set beside the value before it: neither a value nor a word."""
+    return _LETTER_MARK.fullmatch(cell.strip()) is not None
 
 
 def marks_row(cells: Sequence[str]) -> bool:

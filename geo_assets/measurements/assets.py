@@ -15,6 +15,11 @@ from geo_rag_runtime.vocab import vocabulary_version
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
+    # 26: a unit printed on a row label where a block begins ("SiO2 %", "Sc ppm") holds for the rows of
+    # its kind under it that print none ("Ge ppb" inside a ppm block is that row's alone); an oxide's
+    # or element's "%" is wt.%; a header row headed "reference" (or source, analyst) names no samples,
+    # and a caption naming the one sample a table analyses ("Chemical composition of 15682") gives it;
+    # letter marks set in cells of their own ("(a)", "(c", ")") make no row a header row;
     # 25: "ΔD" after "D" (and cells printed "±4.94") is the uncertainty of the column before it; a count
     # after the word "samples" ("(10 out of 20)") is no sample; a column of lone minus signs gives each
     # to the number right of it; every year of an author's list ("Vermeesch, 2008, 2010") is a citation's;
@@ -52,7 +57,7 @@ from geo_rag_runtime.vocab import vocabulary_version
     # 14: a sparse top header line heads its own column only; a wrapped header's "error)" is no
     # uncertainty column; a continued page takes its first page's caption unit and is cited at its
     # own block; 13: a name before its bracketed value is its sample; ratio columns in Ma are ages
-    code_version=f"measurements-25+vocab.{vocabulary_version()}",
+    code_version=f"measurements-26+vocab.{vocabulary_version()}",
     pool="docstore",
     check_specs=[dg.AssetCheckSpec("rows_with_sample", asset="measurements")],
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "

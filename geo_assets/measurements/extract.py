@@ -36,6 +36,7 @@ from geo_assets.ingest.cleaned_paper import table_heading
 from geo_assets.measurements.rock_units import continues, unit_mentions, units_for_values
 from geo_assets.measurements.samples import (
     as_printed,
+    caption_samples,
     known_names,
     normalise_names,
     sample_for_label,
@@ -183,7 +184,7 @@ def _table_rows(
         except Exception as exc:  # a malformed table loses its rows, never the paper's others
             log.warning("%s %s: table skipped (%s: %s)", cleaned.source_file, label, type(exc).__name__, exc)
             continue
-        in_caption = {sample_key(n): n for m in sample_mentions(caption.text) for n in m.names}
+        in_caption = {sample_key(n): n for n in caption_samples(caption.text)}
         # what the rows are: a "Rock type" / "Mineral" cell, else the one mineral or rock the caption
         # names ("U–Pb data of zircon"), canonical as in running text
         of_caption = _material(caption.text)

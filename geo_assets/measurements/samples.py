@@ -40,6 +40,7 @@ __all__ = [
     "known_names",
     "SampleMention",
     "as_printed",
+    "caption_samples",
     "normalise_names",
     "sample_for_label",
     "sample_key",
@@ -208,6 +209,28 @@ def sample_mentions(sentence: str, known: re.Pattern[str] | None = None) -> list
                 found.append(SampleMention(names, start, end, named=pattern is _LIST_AFTER_WORD))
                 taken.append((start, end))
     return sorted(found, key=lambda m: m.start)
+
+
+# a caption naming the one sample a table analyses: "Chemical composition of 15682", "Analyses
+# of KIL93." — a bare number only with four to six digits and no year
+_CAPTION_SUBJECT = re.compile(
+    r"\b(?:compositions?|analys[ie]s|chemistry|data)\s+(?:of|for)\s+"
+    r"(?P<name>[A-Za-z]+\d[A-Za-z0-9]*|(?!(?:19|20)\d\d\b)\d{4,6})\s*(?:[.;:]|$)",
+    re.IGNORECASE,
+)
+
+
+def caption_samples(caption: str) -> list[str]:
+    """The sample names a table caption prints: those :func:`sample_mentions` finds, else the one
+    the caption says the table analyses ("Chemical composition of 15682": a data sheet names its
+    sample so, with no word "sample" and no hyphen)."""
+    found = [n for m in sample_mentions(caption) for n in m.names]
+    if found:
+        return found
+    match = _CAPTION_SUBJECT.search(caption)
+    if match is None or _is_formula(match.group("name")):
+        return []
+    return [as_printed(match.group("name"))]
 
 
 def samples_for_values(

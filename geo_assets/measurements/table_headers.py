@@ -45,6 +45,14 @@ UNCERTAINTY_ROW = re.compile(  # case kept for σ: a capital Σ sums ("ΣREE")
 SAMPLE_HEADER = re.compile(r"\b(?:samples?|specimens?|sites?)\b|^\s*codes?\s*$", re.IGNORECASE)
 
 
+# a header row that names where each column's analysis comes from, not its sample: a compilation's
+# "reference" row ("Rhodes73  Wiesmann75  Dowty73"), "source", "analyst", "laboratory"
+SOURCE_HEADER = re.compile(
+    r"^\s*(?:ref(?:erences?|s?\.)?|(?:data\s+)?sources?|analysts?|lab(?:oratory|s?\.)?|citations?)\s*:?\s*$",
+    re.IGNORECASE,
+)
+
+
 # a label column or header row that names what the sample is
 MATERIAL_HEADER = re.compile(
     r"^\s*(?:rock(?:\s*(?:type|name))?|lithology|mineral|material|phase)\s*$", re.IGNORECASE
@@ -346,6 +354,8 @@ def analyte_of(header: str, caption_units: dict[str, str]) -> tuple[str, str, st
         return "age", "age", ""  # "Isotopic Ages" over "207Pb/206Pb": an age, its unit not printed
     own = UNIT_FOR_KIND.get(analyte.kind, "")  # ratios, ε and δ carry their own unit
     unit = unit_in(plain[analyte.end :]) or own or caption_units.get(analyte.kind, "")
+    if unit == "%" and analyte.kind in {"oxide", "element"}:
+        unit = "wt.%"  # "SiO2 %", "S (%)": a concentration in per cent is one by weight
     return analyte.name, analyte.kind, unit
 
 

@@ -60,7 +60,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from geo_assets.ingest.table_cells import marks_row
+from geo_assets.ingest.table_cells import mark_cell, marks_row
 from geo_assets.measurements.table_headers import (
     CONDITION,
     KNOWN_UNITS,
@@ -69,6 +69,7 @@ from geo_assets.measurements.table_headers import (
     NOT_QUANTITY,
     PERCENT_CAPTION,
     SAMPLE_HEADER,
+    SOURCE_HEADER,
     UNCERTAINTY_ROW,
     WITH_UNCERTAINTY,
     analyte_of,
@@ -171,7 +172,7 @@ def _header_count(rows: Sequence[Sequence[str]], label: int = 0) -> int:
             numeric_columns.add(i)
     count = 0
     for row in rows:
-        data = [c for c in row[label + 1 :] if c.strip()]
+        data = [c for c in row[label + 1 :] if c.strip() and not mark_cell(c)]
         mostly_numbers = bool(data) and sum(_numeric(c) for c in data) >= len(data) / 2
         words_in_numbers = any(
             i in numeric_columns and c.strip() and not _numeric(c) for i, c in enumerate(row)
@@ -736,11 +737,15 @@ def _samples_as_columns(
     names = next((r for r in kept if SAMPLE_HEADER.search(plain_letters(r[label]))), None) or max(
         kept, key=lambda r: sum(any(ch.isdigit() for ch in c) for j, c in enumerate(r) if j != label)
     )
-    described = [r for r in kept if r is not names]
+    # a compilation's columns headed by their references name no sample: the caption may
+    sourced = bool(SOURCE_HEADER.match(plain_letters(names[label])))
+    described = [r for r in kept if r is not names or sourced]
     # per column, once: its sample (and footnote mark), what the other header rows say of it, and
     # its material ("Rock type" row)
     samples = {
-        i: _sample_name((" ".join(names[i].split()) if i < len(names) else "") or " ".join(header.split()))
+        i: ("", "")
+        if sourced
+        else _sample_name((" ".join(names[i].split()) if i < len(names) else "") or " ".join(header.split()))
         for i, header in enumerate(headers)
     }
     described_as = {
@@ -766,6 +771,7 @@ def _samples_as_columns(
     section_units = units
     previous = ""  # the analyte row above: what an uncertainty row below it qualifies
     above: dict[int, TableValue] = {}  # column -> the value of the row above in that column
+    stub = _StubUnit()
     for row in body:
         text = " ".join(row[label].split())
         named = analyte_of(text, section_units) if text else None
@@ -790,8 +796,10 @@ def _samples_as_columns(
             if section:
                 section_units = {**units, **section}
             above, previous = {}, ""
+            stub = _StubUnit()
             continue
         name, kind, unit = named
+        unit, carried = stub.read(kind, unit, printed=bool((bare := analyte_of(text, {})) and bare[2]))
         timed_row = time_note(text) if kind in {"ratio", "epsilon"} else ""
         above, previous = {}, text
         for i, header in enumerate(headers):
@@ -803,6 +811,8 @@ def _samples_as_columns(
             number, uncertainty, qualifier, marks = value
             sample, mark = samples[i]
             notes = [*_cell_notes(marks, mark), *([timed_row] if timed_row else []), *described_as[i]]
+            if carried:
+                notes.append(f"unit {unit}: printed on a row label above")
             read = TableValue(
                 material=material_of[i],
                 analyte=name,
@@ -819,6 +829,34 @@ def _samples_as_columns(
             out.append(read)
             above[i] = read
     return out
+
+
+@dataclass
+class _StubUnit:
+    """The unit a row label prints for the rows under it that print none, in tables whose labels
+    print units only now and then ("SiO2 %" over "TiO2 … P2O5"; "Sc ppm" over "V Cr Co"): a unit
+    printed where a block begins (the first row, or after a row that printed its own) is the block's,
+    for the rows of its kind (oxides, or elements) that print none; one printed inside a block
+    whose rows take its unit is that row's alone ("Ge ppb" among ppm rows). Ratios, indices and
+    other kinds never take one."""
+
+    unit: str = ""
+    kind: str = ""
+    inside: bool = False  # the row above took the block's unit
+
+    def read(self, kind: str, unit: str, *, printed: bool) -> tuple[str, bool]:
+        """(the row's unit, whether it was carried down) for a row of ``kind`` whose label gives
+        ``unit`` (``printed`` when the label itself prints it)."""
+        if printed:
+            if not (self.inside and unit != self.unit) and kind in {"oxide", "element"}:
+                self.unit, self.kind = unit, kind
+            self.inside = False
+            return unit, False
+        if not unit and self.unit and kind == self.kind:
+            self.inside = True
+            return self.unit, True
+        self.inside = False
+        return unit, False
 
 
 def _free_text_row(text: str) -> list[TableValue]:

@@ -159,7 +159,7 @@ def test_a_data_report_s_header_of_names_row_labels_and_units_is_read_whole(tmp_
     values = {(v.sample, v.analyte): v for v in extract_table_values(table.rows, "")}
     assert set(values) == {(s, a) for s, *_ in data for a in heads}
     assert (values["M010", "Ba"].value, values["M010", "Ba"].unit) == (470.0, "ppm")
-    assert (values["M012", "Au"].qualifier, values["M007", "Al"].unit) == ("<", "%")
+    assert (values["M012", "Au"].qualifier, values["M007", "Al"].unit) == ("<", "wt.%")
 
 
 @pytest.mark.parametrize("label", ["Table II", "Table 3.1"])

@@ -953,7 +953,8 @@ def test_a_minus_sign_set_apart_in_a_column_of_its_own_is_the_sign_of_the_number
 def test_an_element_over_its_unit_is_that_element_in_that_unit() -> None:
     """A data report's header prints the elements on one line and their units on the next ("Au" over
     "ppm", "Al" over "%"). Before, "Au ppm" named no analyte (its values were stored as a quantity
-    "Au ppm") and a "%" under "Al" was read as the relative uncertainty of the column before it."""
+    "Au ppm") and a "%" under "Al" was read as the relative uncertainty of the column before it. An
+    element's or oxide's per cent is one by weight (wt.%), as the text reader stores "wt%"."""
     rows = [["No.", "Sample", "Au", "Ag", "Al", "As", "Cu"], ["", "", "ppm", "ppm", "%", "ppm", "(%)"],
             ["1", "M001", "0.006", "<0.5", "7.48", "7", "0.166"], ["2", "M007", "0.002", "<0.5", "6.30", "21", "0.002"]]  # fmt: skip
     found = {(v.sample, v.analyte): v for v in extract_table_values(rows, "")}
@@ -961,7 +962,7 @@ def test_an_element_over_its_unit_is_that_element_in_that_unit() -> None:
     assert found["M001", "As"].uncertainty is None and found["M001", "Cu"].value == 0.166
     assert (found["M001", "Au"].unit, found["M001", "Al"].unit, found["M001", "Al"].value) == (
         "ppm",
-        "%",
+        "wt.%",
         7.48,
     )
     assert found["M001", "Ag"].uncertainty is None and found["M001", "Ag"].qualifier == "<"
@@ -1014,8 +1015,8 @@ def test_a_table_set_in_halves_side_by_side_gives_each_half_s_rows_their_own_sam
     values = extract_table_values([*head, *body])
     found = {(v.sample, v.analyte): (v.value, v.unit) for v in values}
     assert len(values) == len(found) == 14  # seven samples × Ca and K
-    assert found["N013", "Ca"] == (0.10, "%") and found["M007", "Ca"] == (0.39, "%")
-    assert found["N018", "K"] == (1.27, "%") and found["N005", "K"] == (0.15, "%")
+    assert found["N013", "Ca"] == (0.10, "wt.%") and found["M007", "Ca"] == (0.39, "wt.%")
+    assert found["N018", "K"] == (1.27, "wt.%") and found["N005", "K"] == (0.15, "wt.%")
     assert not any("column: number" in note for v in values for note in v.notes)
 
 
@@ -1055,3 +1056,15 @@ def test_numbers_under_a_text_column_s_header_or_a_letter_spaced_one_have_no_nam
         [["Sample", "δ D", "δ18O"], ["W-1", "-62.1", "-8.9"], ["W-2", "-55.0", "-7.6"]]
     )
     assert {v.analyte for v in hydrogen} >= {"δ18O"} and len(hydrogen) == 4
+
+
+def test_a_caption_names_the_one_sample_a_table_analyses() -> None:
+    """A data sheet's caption names its sample with no word "sample" and no hyphen ("Chemical
+    composition of 15682"); a year, a formula or a count is no sample."""
+    from geo_assets.measurements.samples import caption_samples
+
+    assert caption_samples("Chemical composition of 15682.") == ["15682"]
+    assert caption_samples("Table 3. Analyses of KIL93") == ["KIL93"]
+    assert caption_samples("U-Pb data for samples KIL-1 and KIL-2") == ["KIL-1", "KIL-2"]
+    for caption in ("Compilation of data of 2019.", "Composition of H2O.", "Analyses of 12 samples"):
+        assert caption_samples(caption) == []
