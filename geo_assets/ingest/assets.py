@@ -60,6 +60,12 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     deps=[raw_pdf],
     group_name="ingest",
     kinds={"pdf", "xml"},
+    # 18: a table set in smaller type than a diagram or reference list beside it keeps its own lines
+    # (its rows had joined the larger lines they overlap, in pairs); a caption ends where its words
+    # end, not at a running head on its line; column heads set beside a short caption are the table's
+    # header; a sparse compilation's empty first block and last rows of one value belong to it, its
+    # columns filled in a few rows only are columns, a unit beside the row label stays in the label;
+    # a head wider than its column stays whole, "n = 10" is one label (parser 0.2.15);
     # 17: the symbols Elsevier's maths font names wrongly ("¼" for "=", no Unicode for its minus, "±"
     # and degree sign) are read by their glyph names, so negative values keep their sign (parser 0.2.14);
     # 16: each page of a table captioned on some pages and carried on without a caption on others keeps
@@ -87,7 +93,7 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     # open its body; 8: "Table DR1" captions, sample section rows, group headers set at their columns' left;
     # 7: tables carried onto the next page, bare tables' header lines; 6: tables without a caption,
     # group headers; 5: wide tables under a short caption
-    code_version="tei-17",
+    code_version="tei-18",
     pool="grobid",
     output_required=False,
     check_specs=[dg.AssetCheckSpec("tei_non_empty", asset="tei_xml")],

@@ -1058,6 +1058,123 @@ def test_numbers_under_a_text_column_s_header_or_a_letter_spaced_one_have_no_nam
     assert {v.analyte for v in hydrogen} >= {"δ18O"} and len(hydrogen) == 4
 
 
+def test_a_data_sheet_table_set_small_beside_a_diagram_and_its_reference_list(tmp_path: Path) -> None:
+    """A sample data sheet (NASA's Lunar Sample Compendium is one): the analyses of one sample by
+    reference, set in smaller type than a split diagram and a reference list beside it; units
+    printed on some row labels only ("SiO2 %" over the oxides, "Sc ppm" over the elements, "Ge ppb"
+    for that row alone); a method mark after each value. Before, each row joined a diagram line it
+    overlapped in height and was read in pairs with the next ("SiO2 % TiO2": every value one row
+    late, TiO2's 2.27 stored as SiO2), the caption reached the page header at the right, the marks
+    made value rows header rows, the rows under a unit had none, and the references were stored as
+    the samples."""
+    from geo_assets.ingest.cleaned_paper import clean_paper
+    from geo_assets.ingest.pdf import pdf_to_tei
+    from geo_assets.ingest.tei import tei_to_paper
+    from geo_assets.measurements.extract import paper_measurements
+    from tests.assets.paper_builders import pages_pdf
+
+    x = {"Rhodes73": 112.0, "Dowty73": 214.0, "Helmke73": 260.0}
+    rows = [("SiO2 %", {"Dowty73": "48", "Helmke73": "48.5"}), ("TiO2", {"Rhodes73": "2.27", "Dowty73": "2.15"}),
+            ("Al2O3", {"Dowty73": "10.5", "Helmke73": "9.88"}), ("FeO", {"Rhodes73": "18.2", "Dowty73": "21"}),
+            ("MgO", {"Dowty73": "7.3", "Helmke73": "7.17"}), ("sum", {}),
+            ("Sc ppm", {"Helmke73": "42.7"}), ("V", {"Dowty73": "150", "Helmke73": "140"}),
+            ("Ge ppb", {"Helmke73": "12"}), ("Rb", {"Rhodes73": "1.15", "Helmke73": "1.1"}),
+            ("Sr", {"Rhodes73": "130", "Dowty73": "128"}), ("La", {"Rhodes73": "8.04", "Helmke73": "6.89"})]  # fmt: skip
+    page = [(54.0, 11.0, [(72.0, "Table 1. Chemical composition of 15682."), (435.0, "15682")]),
+            (80.0, 8.0, [(72.0, "reference"), *((at, name) for name, at in x.items())])]  # fmt: skip
+    for k, (label, values) in enumerate(rows):
+        words = [(72.0, label)]
+        for name, value in values.items():
+            words += [(x[name], value), (x[name] + 34.0, "(a)")]
+        page.append((99.6 + 9.6 * k, 8.0, words))
+    # the split diagram and the reference list beside the table, in larger type, on lines that
+    # fall between the table's rows
+    page += [(105.9 + 12.0 * k, 9.4, [(348.0, f",{k}"), (430.0, f"{k + 2}.5 g")]) for k in range(5)]
+    page += [(171.0 + 12.0 * k, 10.0, [(321.0, f"Rhodes J.M. and Hubbard N.J. (1973) part {k} of the")])
+             for k in range(6)]  # fmt: skip
+    pdf = pages_pdf(tmp_path / "sheet.pdf", [page])
+    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
+    cleaned = clean_paper(paper)
+    found = {
+        (r.analyte, r.column): r
+        for r in paper_measurements(cleaned, [], paper.captions)
+        if r.source_type == "table"
+    }
+    assert {(a, c): (r.value, r.unit) for (a, c), r in found.items()} == {
+        ("SiO2", "Dowty73"): (48.0, "wt.%"), ("SiO2", "Helmke73"): (48.5, "wt.%"),
+        ("TiO2", "Rhodes73"): (2.27, "wt.%"), ("TiO2", "Dowty73"): (2.15, "wt.%"),
+        ("Al2O3", "Dowty73"): (10.5, "wt.%"), ("Al2O3", "Helmke73"): (9.88, "wt.%"),
+        ("FeO", "Rhodes73"): (18.2, "wt.%"), ("FeO", "Dowty73"): (21.0, "wt.%"),
+        ("MgO", "Dowty73"): (7.3, "wt.%"), ("MgO", "Helmke73"): (7.17, "wt.%"),
+        ("Sc", "Helmke73"): (42.7, "ppm"), ("V", "Dowty73"): (150.0, "ppm"), ("V", "Helmke73"): (140.0, "ppm"),
+        ("Ge", "Helmke73"): (12.0, "ppb"), ("Rb", "Rhodes73"): (1.15, "ppm"), ("Rb", "Helmke73"): (1.1, "ppm"),
+        ("Sr", "Rhodes73"): (130.0, "ppm"), ("Sr", "Dowty73"): (128.0, "ppm"),
+        ("La", "Rhodes73"): (8.04, "ppm"), ("La", "Helmke73"): (6.89, "ppm"),
+    }  # fmt: skip
+    assert {r.sample for r in found.values()} == {"15682"}
+    assert "unit wt.%: printed on a row label above" in found["TiO2", "Rhodes73"].notes
+
+
+def test_a_compilation_whose_first_block_is_empty_with_its_heads_beside_the_caption(tmp_path: Path) -> None:
+    """Two more layouts of a compilation: its first block of rows (the majors) empty and its first
+    row with two values far down, and the few analyses of its last columns filled in three rows
+    only; and a table whose column heads are set at the height of its short caption ("Table 2
+    U ppm Th ppm …"), its rows reaching right of the page's middle with a text column first and
+    with values only further down. Before, the first found no table, the last columns were one
+    cell of three numbers, and the second lost its heads and the columns right of the middle."""
+    import pdfplumber
+
+    from tests.assets.paper_builders import pages_pdf
+
+    majors = ["SiO2 %", "TiO2", "Al2O3", "FeO", "MnO", "MgO", "CaO", "Na2O", "K2O", "P2O5", "S %", "sum"]
+    traces = [("Sc ppm", {"A": "75.4"}), ("V", {"A": "47.6"}), ("Co", {"A": "27.9", "B": "31"}),
+              ("Zn", {"A": "73.6", "B": "18"}), ("Rb", {"A": "5.22", "B": "6.6", "C": "6.1", "D": "5.9"}),
+              ("Ba", {"A": "243"}), ("Th ppm", {"A": "2.66", "C": "3.2", "D": "2.9"}),
+              ("U ppm", {"A": "0.77", "C": "0.86", "D": "0.9"})]  # fmt: skip
+    x = {"A": 164.0, "B": 114.0, "C": 379.0, "D": 423.0}
+    page = [(54.0, 11.0, [(72.0, "Table 1c. Chemical composition of 10017.")]),
+            (80.4, 8.0, [(72.0, "reference"), (114.0, "Anders71"), (164.0, "Neal2001"), (379.0, "Perkins70"),
+                         (423.0, "Wrigley70")])]  # fmt: skip
+    page += [(99.6 + 9.6 * k, 8.0, [(72.0, label)]) for k, label in enumerate(majors)]
+    for k, (label, values) in enumerate(traces):
+        words = [(72.0, label)] + [
+            w for key, v in values.items() for w in ((x[key], v), (x[key] + 28.0, "(b)"))
+        ]
+        page.append((224.4 + 9.6 * k, 8.0, words))
+    # the second: its rows as a data sheet prints them (references down the side, blank cells)
+    xs = (173.0, 213.0, 251.0, 289.0, 330.0, 370.0, 455.0)
+    heads = ("U ppm", "Th ppm", "K ppm", "Rb ppm", "Sr ppm", "Nd ppm", "technique")
+    second = [(54.0, 10.0, [(54.0, "Table 2")]), (55.7, 8.0, list(zip(xs, heads, strict=True)))]
+    printed = [("Perkins et al. 1970", "0.86", "3.2", "2600", "", "", "", "rad. count"),
+               ("O'Kelley et al. 1970", "0.83", "3.25", "2430", "", "", "", "rad. count"),
+               ("Tatsumoto 70", "0.854", "3.363", "", "", "", "", "idms"),
+               ("Silver 1970", "0.73", "2.72", "", "", "", "", "idms"),
+               ("Gopalan et al. 1970", "", "", "2500", "5.8", "174.2", "", ""),
+               ("Murthy", "", "", "2207", "5.33", "169", "", "idms"),
+               ("Gast and Hubbard 1970", "", "", "2610", "5.63", "174.8", "59.7", "idms"),
+               ("Philpotts 1970", "", "", "2390", "5.7", "165", "66.1", "idms"),
+               ("Wanke et al. 1970", "0.69", "3.05", "2060", "4.2", "", "58", "inaa"),
+               ("Compston et al. 1970", "", "3.7", "", "5.72", "163.7", "", "")]  # fmt: skip
+    for k, (ref, *row) in enumerate(printed):
+        second.append(
+            (66.0 + 9.6 * k, 8.0, [(54.0, ref), *((at, c) for at, c in zip(xs, row, strict=True) if c)])
+        )
+    with pdfplumber.open(pages_pdf(tmp_path / "compilation.pdf", [page, second])) as pdf:
+        (first,) = page_word_tables(pdf.pages[0], 1)
+        (table2,) = page_word_tables(pdf.pages[1], 2)
+    values = {(v.row, v.column): (v.value, v.unit) for v in extract_table_values(first.rows, first.caption)}
+    assert values["Co", "Anders71"] == (31.0, "ppm") and values["Sc ppm", "Neal2001"] == (75.4, "ppm")
+    assert values["Th ppm", "Perkins70"] == (3.2, "ppm") and values["U ppm", "Wrigley70"] == (0.9, "ppm")
+    assert values["Ba", "Neal2001"] == (243.0, "ppm") and len(values) == 17
+    assert table2.rows[0] == ["", *heads]
+    second_values = {(v.row, v.analyte): v.value for v in extract_table_values(table2.rows, table2.caption)}
+    assert (
+        second_values["Gast and Hubbard 1970", "Sr"] == 174.8
+        and second_values["Wanke et al. 1970", "Nd"] == 58
+    )
+    assert len(second_values) == sum(bool(c) for row in printed for c in row[1:7])
+
+
 def test_a_caption_names_the_one_sample_a_table_analyses() -> None:
     """A data sheet's caption names its sample with no word "sample" and no hyphen ("Chemical
     composition of 15682"); a year, a formula or a count is no sample."""
@@ -1068,3 +1185,29 @@ def test_a_caption_names_the_one_sample_a_table_analyses() -> None:
     assert caption_samples("U-Pb data for samples KIL-1 and KIL-2") == ["KIL-1", "KIL-2"]
     for caption in ("Compilation of data of 2019.", "Composition of H2O.", "Analyses of 12 samples"):
         assert caption_samples(caption) == []
+
+
+def test_column_heads_wider_than_their_values_and_labels_that_equate_a_name_to_a_number(
+    tmp_path: Path,
+) -> None:
+    """A small table of a statistics paper: heads wider than the values under them ("λ = 200 (c =
+    0.01)" over "86.4"), reaching over the gap to the next column, and rows labelled "n = 10", whose
+    numbers line up as a column of their own. Before, the heads were cut where the columns lie
+    ("0) λ = 200 (c =") and every row was labelled "n =", its n a column without a head."""
+    import pdfplumber
+
+    from tests.assets.paper_builders import pages_pdf
+
+    page = [(57.7, 6.4, [(311.0, "Table 1")]),
+            (64.9, 6.4, [(311.0, "Power of the test (beta in %) for three values of the noncentrality L.")]),
+            (96.6, 6.4, [(362.0, "L = 0 (c = 0)"), (421.0, "L = 200 (c = 0.01)"), (497.0, "L = 800 (c = 0.02)")])]  # fmt: skip
+    for k, (n, *values) in enumerate((("10", "95", "86.4", "50.1"), ("100", "95", "61.2", "0.32"),
+                                      ("1000", "95", "0.72", "0.00"))):  # fmt: skip
+        page.append((111.0 + 8.6 * k, 6.4, [(316.0, "n ="), (331.0, n), (362.0, values[0]), (421.0, values[1]),
+                                             (497.0, values[2])]))  # fmt: skip
+    page += [(57.4 + 10.4 * k, 8.0, [(43.0, "the posterior of the model follows from the prior and the data")])
+             for k in range(10)]  # fmt: skip
+    with pdfplumber.open(pages_pdf(tmp_path / "power.pdf", [page])) as pdf:
+        (table,) = page_word_tables(pdf.pages[0], 1)
+    assert table.rows[0] == ["", "L = 0 (c = 0)", "L = 200 (c = 0.01)", "L = 800 (c = 0.02)"]
+    assert [row[0] for row in table.rows[1:]] == ["n = 10", "n = 100", "n = 1000"]

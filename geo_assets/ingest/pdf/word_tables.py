@@ -297,9 +297,15 @@ def _lines(words: list[_Word]) -> list[_Line]:
             lines.append(_Line([word]))
         else:
             line.words.append(word)
+    made = len(lines)  # lines[made:] are lines of small words alone
     for word in small:
         mid = (word.top + word.bottom) / 2
-        near = [ln for ln in lines if ln.top - 0.5 * word.size <= mid <= ln.bottom + 0.5 * word.size]
+        near = [
+            ln
+            for i, ln in enumerate(lines)
+            if ln.top - 0.5 * word.size <= mid <= ln.bottom + 0.5 * word.size
+            and (i >= made or _beside(word, ln))
+        ]
         if near:
             min(near, key=lambda ln: abs((ln.top + ln.bottom) / 2 - mid)).words.append(word)
         else:
@@ -309,6 +315,16 @@ def _lines(words: list[_Word]) -> list[_Line]:
         line.words.sort(key=lambda w: w.x0)
         out.append(_Line(_glue(line.words)))
     return out
+
+
+def _beside(word: _Word, line: _Line) -> bool:
+    """Whether a small word sits within an em of a word of a line of larger type — a super- or
+    subscript, a footnote mark. A table set smaller than the page's text is small too, and its rows
+    had joined, in pairs, the lines of a diagram or a reference list beside it that they overlap
+    in height (a data sheet's analyses then read one row late)."""
+    return any(
+        word.x0 <= w.x1 + w.size and word.x1 >= w.x0 - w.size for w in line.words if w.size > word.size
+    )
 
 
 def _glue(words: list[_Word]) -> list[_Word]:
@@ -412,11 +428,14 @@ def _frame_tables(words: list[_Word], width: float, number: int, captionless: bo
     out: list[WordTable] = []
     for caption_line, index, label in _captions(lines):
         start = caption_line.words[index]
+        # the caption's own words: a running head or page number further along its line is no
+        # part of it (a data sheet's "15682" at the right had made a left column's caption wide)
+        end = next(p[-1] for p in _phrases(_Line(caption_line.words[index:])))
         middle = width / 2
         if start.x0 > middle - 20:
             left, right = start.x0 - 12, width
         elif (
-            caption_line.x1 < middle + 0.05 * width
+            end.x1 < middle + 0.05 * width
             and start.x0 < middle
             and not _spans_page(lines, caption_line, middle)
         ):
@@ -428,6 +447,17 @@ def _frame_tables(words: list[_Word], width: float, number: int, captionless: bo
         caption_text = " ".join(w.text for w in caption_line.words[index:])
         region, caption_bottom, more = _caption_continued(region, caption_line, start)
         caption_text = " ".join([caption_text, *more])
+        # column heads set beside a short caption, at its height ("Table 2    U ppm   Th ppm …"):
+        # the table's header, below the caption as far as the table is concerned
+        beside = [
+            ln.top
+            for ln in region
+            if caption_line.top - 2 <= ln.top < caption_bottom - 1
+            and ln.x0 > end.x1 + 2 * end.size
+            and not _one_run(ln)
+        ]
+        if beside and not more:
+            caption_bottom = min(beside)
         table = _table_near(
             region, caption_line.top, caption_bottom, label, number, right - left, caption_text
         )
@@ -442,18 +472,22 @@ def _spans_page(lines: list[_Line], caption: _Line, middle: float) -> bool:
     """A short caption at the left over a table as wide as the page ("Table 1. LA-ICP-MS U-Pb
     Results" over fifteen columns): the first data line below it holds numbers on both sides of the
     page's middle (one is enough: a whole-rock table of three samples may reach just past it), or,
-    in a sparse compilation whose first rows fill only its left columns, the first data line that
-    reaches right of the middle does. In two columns of text, the right half of that line would be
-    prose, or another table's row with nothing of it left of the middle."""
+    in a sparse compilation whose first rows fill only its left columns, the data lines that reach
+    right of the middle do. In two columns of text, the right half of those lines would be prose,
+    or another table's row with nothing of it left of the middle. Most of those lines decide, not
+    the first, and a line whose right part is a word or two of text has no say: a compilation's
+    first rows may reach right of the middle with a text column only ("Perkins et al. 1970  0.86
+    3.2  2600   rad. Count.") and its later rows with numbers too."""
     below = [ln for ln in lines if ln.top > caption.bottom][: 3 * _MAX_HEADER]
+    votes = []
     for line in [ln for ln in below if _is_data(ln)][:_MAX_HEADER]:
         left = [w for w in line.words if w.x1 < middle]
         right = [w for w in line.words if w.x0 > middle and not _MARK_WORD.match(w.text)]
-        if right:
-            numbers = sum(is_number(w.text) for w in right)
+        numbers = sum(is_number(w.text) for w in right)
+        if right and (numbers or len(right) > 2):
             # a column of prose right of the middle, or another table's row, makes it no such table
-            return bool(left) and numbers >= 1 and numbers >= 0.5 * len(right)
-    return False
+            votes.append(bool(left) and numbers >= 1 and numbers >= 0.5 * len(right))
+    return bool(votes) and 2 * sum(votes) >= len(votes)
 
 
 def _uncaptioned(
@@ -599,12 +633,14 @@ def _table_near(
             continue
         # a group header line over the columns is as long as prose but set in phrases apart
         prose = any(_is_prose(ln, span) and _one_run(ln) for ln in candidates[:first])
-        if downwards and (prose or first > _MAX_HEADER):
+        lead = _empty_rows(candidates, first) if downwards and first > _MAX_HEADER else 0
+        if downwards and (prose or first - lead > _MAX_HEADER):
             continue
         run = _run(candidates, first, span, downwards=downwards)
         if len(run) < 2:
             continue
         ordered = run if downwards else list(reversed(run))
+        ordered = candidates[first - lead : first] + ordered
         data_top = ordered[0].top
         pool = lines if downwards else above
         header = _header(pool, data_top, caption_bottom if downwards else None, span)
@@ -666,7 +702,7 @@ def _run(lines: list[_Line], first: int, span: float, *, downwards: bool = True)
             gap, empty = [], 0
             run.append(line)
         else:
-            empty += _label_only(line, run[0], pitch, (gap or run)[-1])
+            empty += _label_only(line, run[0], pitch, line.top - (gap or run)[-1].top)
             gap.append(line)
             if len(gap) - empty > _MAX_GAP_LINES:
                 break
@@ -680,8 +716,10 @@ def _run(lines: list[_Line], first: int, span: float, *, downwards: bool = True)
     for line in gap if downwards else []:
         stated = ("=" in line.text or "±" in line.text) and any(is_number(w.text) for w in line.words)
         fits = len(columns) >= 2 and _row_of_columns(line, columns, numeric) is not None
+        # a sparse table's last rows, a label and one value or none ("Ba  243 (b)", "Pr")
+        sparse = _label_only(line, run[0], pitch, line.top - run[-1].top)
         if (
-            not (stated or fits)
+            not (stated or fits or sparse)
             or _is_prose(line, span)
             or _FOOTNOTE.match(line.text)
             or _CAPTION.match(line.words[0].text)
@@ -705,10 +743,26 @@ def _one_value(line: _Line) -> bool:
     )
 
 
-def _label_only(line: _Line, first: _Line, pitch: float | None, above: _Line) -> bool:
+def _empty_rows(lines: list[_Line], first: int) -> int:
+    """How many lines right above the first data line are rows printing their label only, at the
+    data rows' left edge and pitch: a compilation whose first block (the majors of a trace-element
+    analysis) is empty starts its table there, not at its first row with two values."""
+    if first + 1 >= len(lines):
+        return 0
+    # a blank line between blocks ("sum", then "Sc ppm") is a step of two rows
+    pitch = 2 * (lines[first + 1].top - lines[first].top)
+    count = 0
+    while first - count - 1 >= 0 and _label_only(
+        lines[first - count - 1], lines[first], pitch, lines[first - count].top - lines[first - count - 1].top
+    ):
+        count += 1
+    return count
+
+
+def _label_only(line: _Line, first: _Line, pitch: float | None, step: float) -> bool:
     """A row of a sparse table that prints its label and one value or none ("Ni", "Ge ppb", "Cu 20 (b)"
-    in a compilation of analyses): a short name at the rows' left edge, a row's pitch below the line
-    above. Runs of such rows do not end the table as a run of text lines would."""
+    in a compilation of analyses): a short name at the rows' left edge, a row's pitch (``step``)
+    from its neighbour. Runs of such rows do not end the table as a run of text lines would."""
     words = _value_words(line)
     label = [t for t in words if not is_number(t)]
     return (
@@ -717,8 +771,8 @@ def _label_only(line: _Line, first: _Line, pitch: float | None, above: _Line) ->
         and len(label) <= 2
         and len(" ".join(label)) <= 12
         and abs(line.x0 - first.x0) <= max(line.words[0].size, 4.0)
-        and line.top - above.top <= 1.5 * pitch
-        and not re.search(r"[.:;,=]", line.text)
+        and step <= 1.5 * pitch
+        and not re.search(r"[.:;,=]", " ".join(label))  # a text line's punctuation, not a value's
         and not _CAPTION.match(line.words[0].text)
     )
 
@@ -758,6 +812,26 @@ def _columns(data: list[_Line]) -> list[tuple[float, float]]:
         mid = (a + b) / 2
         cover = sum(any(w.x0 <= mid <= w.x1 for w in ln.words) for ln in data)
         if cover > need or (cover == need and len(data) < 6):
+            if runs and abs(runs[-1][1] - a) < 0.05:
+                runs[-1][1] = b
+            else:
+                runs.append([a, b])
+    found = [(a, b) for a, b in runs if b - a > 1.0]
+    return sorted(found + _sparse_columns(data, found))
+
+
+def _sparse_columns(data: list[_Line], found: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Columns that too few lines fill to count as columns above, where they lie clear of them: a
+    sparse compilation's analyses printing three values each ("Th", "U", "K2O" only) had been read
+    into the nearest column, one cell of three numbers. Two lines must line up for one."""
+    loose = [[w for w in ln.words if not any(min(w.x1, b) > max(w.x0, a) for a, b in found)] for ln in data]
+    edges = sorted({round(x, 1) for words in loose for w in words for x in (w.x0, w.x1)})
+    runs: list[list[float]] = []
+    for a, b in zip(edges, edges[1:], strict=False):
+        mid = (a + b) / 2
+        if any(c <= mid <= d for c, d in found):
+            continue
+        if sum(any(w.x0 <= mid <= w.x1 for w in words) for words in loose) >= 2:
             if runs and abs(runs[-1][1] - a) < 0.05:
                 runs[-1][1] = b
             else:
@@ -875,6 +949,22 @@ def _groups(
     return group_of
 
 
+def _label_unit(columns: list[tuple[float, float]], data: list[_Line]) -> list[tuple[float, float]]:
+    """The columns with a word column set a space after the label column joined to it: the unit a
+    row's label prints beside it ("Cs ppm", "Ge ppb"), which lines up in a column of its own when
+    the labels are short and alike. Columns of a table stand further apart than a space."""
+    if len(columns) < 3 or not data:
+        return columns
+    size = statistics.median(w.size for ln in data for w in ln.words)
+    numbers = [0] * len(columns)
+    for line in data:
+        for word in line.words:
+            numbers[_slot(word, columns)] += is_number(word.text)
+    if columns[1][0] - columns[0][1] < 0.4 * size and not numbers[1]:
+        return [(columns[0][0], columns[1][1]), *columns[2:]]
+    return columns
+
+
 def _numeric_columns(data: list[_Line], columns: list[tuple[float, float]]) -> list[bool]:
     """Whether each column's cells in the data lines are mostly numbers (a value column) rather than
     words (the label column, a "Rock type" or "Test" column)."""
@@ -914,11 +1004,40 @@ def _row_of_columns(
     return cells if sum(bool(c) for c, n in zip(cells, numeric, strict=True) if n) >= least else None
 
 
-def _put(cells: list[str], words: list[_Word], columns: list[tuple[float, float]]) -> None:
-    """Each word appended to the cell of the column it falls in."""
+def _put(
+    cells: list[str], words: list[_Word], columns: list[tuple[float, float]], *, phrases: bool = False
+) -> None:
+    """Each word appended to the cell of the column it falls in; with ``phrases`` (a header line), a
+    word between two columns that follows the word before it by less than half an em stays in that
+    word's cell: a column head wider than its values ("λ = 200 (c = 0.01)" over "86.4") is one head,
+    not the ends of two."""
+    previous: tuple[_Word, int] | None = None
     for word in words:
         i = _slot(word, columns)
+        if phrases and previous is not None:
+            clear = all(min(word.x1, b) <= max(word.x0, a) for a, b in columns)
+            if clear and word.x0 - previous[0].x1 < 0.5 * max(word.size, 4.0):
+                i = previous[1]
         cells[i] = f"{cells[i]} {word.text}".strip()
+        previous = (word, i)
+
+
+def _equated(
+    rows: list[list[str]], columns: list[tuple[float, float]], numeric: list[bool], heads: int
+) -> list[tuple[float, float]]:
+    """The columns, with a word column whose cells all end in "=" or "≈" joined, in ``rows`` too,
+    to the value column after it: "n = 10" labels its row (the values of "n" line up as a column of
+    their own, but the sign binds them to their name)."""
+    for k in range(len(columns) - 2, -1, -1):
+        body = [r[k].strip() for r in rows[heads:] if r[k].strip()]
+        if numeric[k] or not numeric[k + 1] or not body or not all(c[-1] in "=≈" for c in body):
+            continue
+        if not all(r[k + 1].strip() for r in rows[heads:] if r[k].strip()):
+            continue
+        for row in rows:
+            row[k : k + 2] = [" ".join(c for c in row[k : k + 2] if c.strip())]
+        columns = [*columns[:k], (columns[k][0], columns[k + 1][1]), *columns[k + 2 :]]
+    return columns
 
 
 def _slot(word: _Word, columns: list[tuple[float, float]]) -> int:
@@ -934,7 +1053,9 @@ def _slot(word: _Word, columns: list[tuple[float, float]]) -> int:
 
 def _grid(label: str, page: int, header: list[_Line], body: list[_Line], caption: str) -> WordTable | None:
     data = [ln for ln in body if _is_data(ln)]
-    columns = _columns(data)
+    # a sparse table's rows of one value ("Ba  243 (b)") place its columns too: of its few rows
+    # with two values, one printing a unit beside its label ("Cs ppm …") had made a column of it
+    columns = _label_unit(_columns(data + [ln for ln in body if _one_value(ln)]), data)
     if len(columns) < 2:
         return None
     numeric = _numeric_columns(data, columns)
@@ -947,10 +1068,11 @@ def _grid(label: str, page: int, header: list[_Line], body: list[_Line], caption
                 worded = _row_of_columns(line, columns, numeric, least=1)
             rows.append(worded or [line.text] + [""] * (len(columns) - 1))  # else a free-text row
             continue
-        _put(cells, line.words, columns)
+        _put(cells, line.words, columns, phrases=line in header)
         rows.append(cells)
     if len(header) > 1:
         _group_rows(rows, header, columns)
+    columns = _equated(rows, columns, numeric, len(header))
     flat = [w for ln in header + body for w in ln.words]
     box = (
         min(w.x0 for w in flat),
