@@ -1211,3 +1211,59 @@ def test_column_heads_wider_than_their_values_and_labels_that_equate_a_name_to_a
         (table,) = page_word_tables(pdf.pages[0], 1)
     assert table.rows[0] == ["", "L = 0 (c = 0)", "L = 200 (c = 0.01)", "L = 800 (c = 0.02)"]
     assert [row[0] for row in table.rows[1:]] == ["n = 10", "n = 100", "n = 1000"]
+
+
+def test_a_wide_dataframe_printed_in_blocks_of_columns_across_a_page_break(tmp_path: Path) -> None:
+    """A notebook supplement prints a wide DataFrame in blocks of columns, each under its own heads
+    and with the same row numbers ("SiO2 TiO2 … \\", then "MgO NiO … \\"), the second block broken
+    by the page after two rows. Before, the second block's heads were read as a row of the first
+    block's rows on the next page, and its two rows at the foot of the page were no table."""
+    from geo_assets.ingest.cleaned_paper import clean_paper
+    from geo_assets.ingest.pdf import pdf_to_tei
+    from geo_assets.ingest.tei import tei_to_paper
+    from geo_assets.measurements.extract import paper_measurements
+    from tests.assets.paper_builders import pages_pdf, text_lines
+
+    code = ["Normdata = myfile.get_data(normalization='additionalvolatiles')",
+            "for ind, row in Normdata.iterrows(): compute the molar proportions of each oxide",
+            "Normdata.head()"]  # fmt: skip
+    blocks = {"a": ["SiO2", "TiO2", "Al2O3", "FeO \\"], "b": ["MgO", "CaO", "Na2O", "K2O \\"],
+              "c": ["MgOnorm", "CaOnorm", "Na2Onorm"]}  # fmt: skip
+    value = {
+        ("a", k): [f"{50.1 - k:.6f}", f"{0.92 + k / 10:.6f}", f"{18.2 - k:.6f}", f"{9.3 + k:.6f}"]
+        for k in range(1, 6)
+    }
+    value |= {
+        ("b", k): [f"{7.0 + k:.6f}", f"{11.1 - k / 10:.6f}", f"{2.5 + k / 10:.6f}", f"{0.4 + k / 100:.6f}"]
+        for k in range(1, 6)
+    }
+    value |= {("c", k): [f"{0.09 + k / 100:.6f}", f"{0.11 + k / 100:.6f}", f"{0.04 + k / 100:.6f}"] for k in range(1, 6)}  # fmt: skip
+    xs = [121.0, 190.0, 259.0, 328.0]
+
+    def heads(top: float, block: str) -> tuple[float, float, list[tuple[float, str]]]:
+        return (top, 10.9, [(x, h) for x, h in zip(xs, blocks[block], strict=False)])
+
+    def row(top: float, block: str, k: int) -> tuple[float, float, list[tuple[float, str]]]:
+        return (top, 10.9, [(75.0, str(k)), *zip(xs, value[block, k], strict=False)])
+
+    first = [*text_lines(72.0, 13.6, 10.9, code), heads(581.3, "a")]
+    first += [row(594.9 + 13.55 * (k - 1), "a", k) for k in range(1, 6)]
+    first += [heads(676.2, "b"), row(689.7, "b", 1), row(703.3, "b", 2), (741.1, 10.9, [(303.0, "7")])]
+    second = [row(75.8 + 13.55 * (k - 3), "b", k) for k in range(3, 6)]
+    second += [heads(130.0, "c"), *(row(143.6 + 13.55 * (k - 1), "c", k) for k in range(1, 6))]
+    second += [(224.9, 10.9, [(75.0, "[5 rows x 11 columns]")]), (741.1, 10.9, [(303.0, "8")])]
+    pdf = pages_pdf(tmp_path / "notebook.pdf", [first, second])
+    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
+    found = {
+        (r.row, r.analyte): r.value
+        for r in paper_measurements(clean_paper(paper), [], paper.captions)
+        if r.source_type == "table"
+    }
+    names = {"a": ["SiO2", "TiO2", "Al2O3", "FeO"], "b": ["MgO", "CaO", "Na2O", "K2O"]}
+    expected = {
+        (str(k), a): float(v)
+        for (b, k), vs in value.items()
+        if b in names
+        for a, v in zip(names[b], vs, strict=True)
+    }
+    assert {key: found.get(key) for key in expected} == expected

@@ -508,7 +508,9 @@ def _uncaptioned(
         data = [ln for ln in run if _is_data(ln)]
         end = free.index(run[-1]) + 1
         header, run = _section_row(_bare_header(_header(free[:i], run[0].top, None, width), run), run)
-        if (len(data) >= 3 and header) or (not header and _opens_page(lines, run[0], width)):
+        # two rows are enough at the page's foot, where the next page goes on with the rest
+        enough = len(data) >= 3 or (len(data) == 2 and _closes_page(lines, run[-1], width))
+        if (enough and header) or (not header and _opens_page(lines, run[0], width)):
             table = _grid("", page, header, run, "")
             if table is not None:
                 out.append(table)
@@ -579,6 +581,27 @@ def _row_of_another(line: _Line, label_end: float, body: list[_Line]) -> bool:
     labels = {ln.words[0].text for ln in body}
     numbered = any(is_number(w.text) for w in line.words)
     return first.x0 < label_end and (numbered or first.text in labels)
+
+
+def _next_heads(line: _Line, first: _Line) -> bool:
+    """A line of three or more column heads, no numbers, set right of the rows' labels, between two
+    data lines: the header of the next block, not a row of this one — a wide DataFrame a notebook
+    prints in blocks of columns ("MgO  NiO  CoO … \\" under the rows of "SiO2  TiO2 …"), each block
+    under its own heads and with the same row numbers."""
+    texts = [w.text for w in line.words]
+    return (
+        len(texts) >= 3
+        and not any(is_number(t) for t in texts)
+        and line.x0 - first.x0 > max(first.words[0].size, 4.0)
+        and not re.search(r"[.:;,=]", " ".join(texts))
+    )
+
+
+def _closes_page(lines: list[_Line], last: _Line, span: float) -> bool:
+    """Whether a data line is the last thing on its page: below it at most a running foot and a page
+    number (short lines, no table rows, no prose) — a table the next page carries on."""
+    below = [ln for ln in lines if ln.top >= last.bottom - 0.5 and ln is not last]
+    return len(below) <= _MAX_RUNNING_HEAD and not any(_is_data(ln) or _is_prose(ln, span) for ln in below)
 
 
 def _opens_page(lines: list[_Line], first: _Line, span: float) -> bool:
@@ -692,7 +715,10 @@ def _run(lines: list[_Line], first: int, span: float, *, downwards: bool = True)
         if pitch is not None and not gap and step > 3.0 * pitch:
             break
         if _is_data(line):
-            if gap and (len(gap) - empty > _MAX_GAP_LINES or any(_is_prose(g, span) for g in gap)):
+            if gap and (
+                len(gap) - empty > _MAX_GAP_LINES
+                or any(_is_prose(g, span) or _next_heads(g, run[0]) for g in gap)
+            ):
                 break
             if abs(line.x0 - run[0].x0) <= max(line.words[0].size, 4.0):
                 row_step = abs(line.top - row_top)  # upwards from a caption below the table too
@@ -1068,7 +1094,10 @@ def _grid(label: str, page: int, header: list[_Line], body: list[_Line], caption
                 worded = _row_of_columns(line, columns, numeric, least=1)
             rows.append(worded or [line.text] + [""] * (len(columns) - 1))  # else a free-text row
             continue
-        _put(cells, line.words, columns, phrases=line in header)
+        words = line.words
+        if line in header and len(words) > 1 and words[-1].text == "\\":
+            words = words[:-1]  # a DataFrame's mark that its columns go on in the next block
+        _put(cells, words, columns, phrases=line in header)
         rows.append(cells)
     if len(header) > 1:
         _group_rows(rows, header, columns)
