@@ -1079,9 +1079,7 @@ def _slot(word: _Word, columns: list[tuple[float, float]]) -> int:
 
 def _grid(label: str, page: int, header: list[_Line], body: list[_Line], caption: str) -> WordTable | None:
     data = [ln for ln in body if _is_data(ln)]
-    # a sparse table's rows of one value ("Ba  243 (b)") place its columns too: of its few rows
-    # with two values, one printing a unit beside its label ("Cs ppm …") had made a column of it
-    columns = _label_unit(_columns(data + [ln for ln in body if _one_value(ln)]), data)
+    columns = _label_unit(_columns(data), data)
     if len(columns) < 2:
         return None
     numeric = _numeric_columns(data, columns)
