@@ -583,14 +583,19 @@ def _row_of_another(line: _Line, label_end: float, body: list[_Line]) -> bool:
     return first.x0 < label_end and (numbered or first.text in labels)
 
 
-def _next_heads(line: _Line, first: _Line) -> bool:
-    """A line of three or more column heads, no numbers, set right of the rows' labels, between two
-    data lines: the header of the next block, not a row of this one — a wide DataFrame a notebook
-    prints in blocks of columns ("MgO  NiO  CoO … \\" under the rows of "SiO2  TiO2 …"), each block
-    under its own heads and with the same row numbers."""
+def _next_heads(line: _Line, first: _Line, below: _Line) -> bool:
+    """A line of column heads right above a data line, between two data lines: three or more words,
+    no numbers, set right of the rows' labels, three of them over values of the line ``below`` — the
+    header of the next block, not a row of this one: a wide DataFrame a notebook prints in blocks of
+    columns ("MgO  NiO  CoO … \\" under the rows of "SiO2  TiO2 …"), each block under its own heads.
+    A row's description wrapped onto a line of its own ("Silicified tuff breccia with pyrite") lies
+    over a text column, not over values."""
     texts = [w.text for w in line.words]
+    values = [w for w in below.words if is_number(w.text)]
+    over = sum(any(min(w.x1, v.x1) > max(w.x0, v.x0) for v in values) for w in line.words)
     return (
         len(texts) >= 3
+        and over >= 3
         and not any(is_number(t) for t in texts)
         and line.x0 - first.x0 > max(first.words[0].size, 4.0)
         and not re.search(r"[.:;,=]", " ".join(texts))
@@ -717,7 +722,8 @@ def _run(lines: list[_Line], first: int, span: float, *, downwards: bool = True)
         if _is_data(line):
             if gap and (
                 len(gap) - empty > _MAX_GAP_LINES
-                or any(_is_prose(g, span) or _next_heads(g, run[0]) for g in gap)
+                or any(_is_prose(g, span) for g in gap)
+                or _next_heads(gap[-1], run[0], line)
             ):
                 break
             if abs(line.x0 - run[0].x0) <= max(line.words[0].size, 4.0):
@@ -978,7 +984,8 @@ def _groups(
 def _label_unit(columns: list[tuple[float, float]], data: list[_Line]) -> list[tuple[float, float]]:
     """The columns with a word column set a space after the label column joined to it: the unit a
     row's label prints beside it ("Cs ppm", "Ge ppb"), which lines up in a column of its own when
-    the labels are short and alike. Columns of a table stand further apart than a space."""
+    the labels are short and alike. Columns of a table stand further apart than a space (a serial
+    number's column, "1  M031", is no label to join)."""
     if len(columns) < 3 or not data:
         return columns
     size = statistics.median(w.size for ln in data for w in ln.words)
@@ -986,7 +993,7 @@ def _label_unit(columns: list[tuple[float, float]], data: list[_Line]) -> list[t
     for line in data:
         for word in line.words:
             numbers[_slot(word, columns)] += is_number(word.text)
-    if columns[1][0] - columns[0][1] < 0.4 * size and not numbers[1]:
+    if columns[1][0] - columns[0][1] < 0.4 * size and not numbers[0] and not numbers[1]:
         return [(columns[0][0], columns[1][1]), *columns[2:]]
     return columns
 
