@@ -616,6 +616,14 @@ def _opens_page(lines: list[_Line], first: _Line, span: float) -> bool:
     return len(above) <= _MAX_RUNNING_HEAD and not any(_is_data(ln) or _is_prose(ln, span) for ln in above)
 
 
+def _sentence(line: _Line, span: float) -> bool:
+    """A line of running text, not a header line of many heads (as long as prose, but set in phrases
+    apart): prose set as one run of words, or ending in a full stop even where a raised glyph left a
+    gap in it ("234U/238U m-values. Other values are reproduced exactly as reported.", its mass
+    numbers on a line of their own)."""
+    return _is_prose(line, span) and (_one_run(line) or line.text.endswith("."))
+
+
 def _one_run(line: _Line) -> bool:
     """Words set as running text: no gap wider than one em between neighbours."""
     return all(b.x0 - a.x1 < max(a.size, 4.0) for a, b in zip(line.words, line.words[1:], strict=False))
@@ -660,7 +668,7 @@ def _table_near(
         if first is None:
             continue
         # a group header line over the columns is as long as prose but set in phrases apart
-        prose = any(_is_prose(ln, span) and _one_run(ln) for ln in candidates[:first])
+        prose = any(_sentence(ln, span) for ln in candidates[:first])
         lead = _empty_rows(candidates, first) if downwards and first > _MAX_HEADER else 0
         if downwards and (prose or first - lead > _MAX_HEADER):
             continue
@@ -820,7 +828,7 @@ def _header(lines: list[_Line], data_top: float, caption_top: float | None, span
     last_top = data_top
     for line in above:
         # a header line of many column heads is as long as prose but set in phrases apart
-        if (_is_prose(line, span) and _one_run(line)) or _is_data(line) or len(header) >= _MAX_HEADER:
+        if _sentence(line, span) or _is_data(line) or len(header) >= _MAX_HEADER:
             break
         if last_top - line.top > 2.5 * max(line.words[0].size, 6.0) and caption_top is None:
             break
