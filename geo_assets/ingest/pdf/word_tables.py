@@ -57,14 +57,14 @@ from __future__ import annotations
 
 import re
 import statistics
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from pdfplumber.utils import extract_words
 
 from geo_assets.ingest.pdf.headings import CAPTION_NUMBER, LIST_ENTRY
-from geo_assets.ingest.table_cells import marks_row
+from geo_assets.ingest.table_cells import mark_cell, marks_row
 from geo_rag_runtime.text.readable import decimal_points
 
 __all__ = ["WordTable", "page_word_tables", "reading_view", "turn_box"]
@@ -76,10 +76,11 @@ _NUMBER = re.compile(
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 _NULL_CELL = re.compile(r"^(?:[—–-]|n\.?d\.?|n\.?a\.?|b\.?d\.?l\.?)$", re.IGNORECASE)
 # a letter mark beside a value, a compilation's analytical method ("40 (a)", "2463 (c )")
-_MARK_WORD = re.compile(r"^(?:\(?[a-h]\)|\([a-h]|\))$")
 _CAPTION = re.compile(rf"^(?:Table|TABLE)\s*(?P<num>{CAPTION_NUMBER})(?P<after>[.:|—–-].*|)$")
 _MAX_HEADER = 12
 _MAX_GAP_LINES = 3
+# the punctuation of a line of text, which neither a row's short label nor a line of heads prints
+_TEXT_PUNCTUATION = re.compile(r"[.:;,=]")
 _MAX_RUNNING_HEAD = 2  # lines above a page's first table row that may be its running head
 _WORD_SETTINGS: dict[str, Any] = {
     "x_tolerance": 1.5, "y_tolerance": 2, "keep_blank_chars": False, "extra_attrs": ["size"]
@@ -360,7 +361,7 @@ def _glue(words: list[_Word]) -> list[_Word]:
 
 def _value_words(line: _Line) -> list[str]:
     """The line's words less the letter marks set beside its values ("40 (a)": the analytical method)."""
-    return [w.text for w in line.words if not _MARK_WORD.match(w.text)]
+    return [w.text for w in line.words if not mark_cell(w.text)]
 
 
 def _is_data(line: _Line) -> bool:
@@ -482,7 +483,7 @@ def _spans_page(lines: list[_Line], caption: _Line, middle: float) -> bool:
     votes = []
     for line in [ln for ln in below if _is_data(ln)][:_MAX_HEADER]:
         left = [w for w in line.words if w.x1 < middle]
-        right = [w for w in line.words if w.x0 > middle and not _MARK_WORD.match(w.text)]
+        right = [w for w in line.words if w.x0 > middle and not mark_cell(w.text)]
         numbers = sum(is_number(w.text) for w in right)
         if right and (numbers or len(right) > 2):
             # a column of prose right of the middle, or another table's row, makes it no such table
@@ -598,22 +599,25 @@ def _next_heads(line: _Line, first: _Line, below: _Line) -> bool:
         and over >= 3
         and not any(is_number(t) for t in texts)
         and line.x0 - first.x0 > max(first.words[0].size, 4.0)
-        and not re.search(r"[.:;,=]", " ".join(texts))
+        and not _TEXT_PUNCTUATION.search(" ".join(texts))
     )
 
 
 def _closes_page(lines: list[_Line], last: _Line, span: float) -> bool:
     """Whether a data line is the last thing on its page: below it at most a running foot and a page
-    number (short lines, no table rows, no prose) — a table the next page carries on."""
-    below = [ln for ln in lines if ln.top >= last.bottom - 0.5 and ln is not last]
-    return len(below) <= _MAX_RUNNING_HEAD and not any(_is_data(ln) or _is_prose(ln, span) for ln in below)
+    number — a table the next page carries on."""
+    return _running_only([ln for ln in lines if ln.top >= last.bottom - 0.5 and ln is not last], span)
 
 
 def _opens_page(lines: list[_Line], first: _Line, span: float) -> bool:
     """Whether a data line is the first thing on its page: above it at most a running head and a
-    page number (short lines, no numbers of a table's row, no prose)."""
-    above = [ln for ln in lines if ln.bottom <= first.top + 0.5 and ln is not first]
-    return len(above) <= _MAX_RUNNING_HEAD and not any(_is_data(ln) or _is_prose(ln, span) for ln in above)
+    page number."""
+    return _running_only([ln for ln in lines if ln.bottom <= first.top + 0.5 and ln is not first], span)
+
+
+def _running_only(lines: list[_Line], span: float) -> bool:
+    """A running head or foot and a page number at most: a few short lines, no table rows, no prose."""
+    return len(lines) <= _MAX_RUNNING_HEAD and not any(_is_data(ln) or _is_prose(ln, span) for ln in lines)
 
 
 def _sentence(line: _Line, span: float) -> bool:
@@ -812,7 +816,7 @@ def _label_only(line: _Line, first: _Line, pitch: float | None, step: float) -> 
         and len(" ".join(label)) <= 12
         and abs(line.x0 - first.x0) <= max(line.words[0].size, 4.0)
         and step <= 1.5 * pitch
-        and not re.search(r"[.:;,=]", " ".join(label))  # a text line's punctuation, not a value's
+        and not _TEXT_PUNCTUATION.search(" ".join(label))
         and not _CAPTION.match(line.words[0].text)
     )
 
@@ -843,20 +847,10 @@ def _header(lines: list[_Line], data_top: float, caption_top: float | None, span
 
 
 def _columns(data: list[_Line]) -> list[tuple[float, float]]:
-    edges = sorted({round(x, 1) for ln in data for w in ln.words for x in (w.x0, w.x1)})
-    if len(edges) < 2:
-        return []
     need = max(1, len(data) // 6)
-    runs: list[list[float]] = []
-    for a, b in zip(edges, edges[1:], strict=False):
-        mid = (a + b) / 2
-        cover = sum(any(w.x0 <= mid <= w.x1 for w in ln.words) for ln in data)
-        if cover > need or (cover == need and len(data) < 6):
-            if runs and abs(runs[-1][1] - a) < 0.05:
-                runs[-1][1] = b
-            else:
-                runs.append([a, b])
-    found = [(a, b) for a, b in runs if b - a > 1.0]
+    found = _covered(
+        [ln.words for ln in data], lambda _, cover: cover > need or (cover == need and len(data) < 6)
+    )
     return sorted(found + _sparse_columns(data, found))
 
 
@@ -865,13 +859,17 @@ def _sparse_columns(data: list[_Line], found: list[tuple[float, float]]) -> list
     sparse compilation's analyses printing three values each ("Th", "U", "K2O" only) had been read
     into the nearest column, one cell of three numbers. Two lines must line up for one."""
     loose = [[w for w in ln.words if not any(min(w.x1, b) > max(w.x0, a) for a, b in found)] for ln in data]
-    edges = sorted({round(x, 1) for words in loose for w in words for x in (w.x0, w.x1)})
+    return _covered(loose, lambda mid, cover: cover >= 2 and not any(c <= mid <= d for c, d in found))
+
+
+def _covered(lines: list[list[_Word]], keep: Callable[[float, int], bool]) -> list[tuple[float, float]]:
+    """The x ranges (wider than a point) between word edges that ``keep`` keeps, given the range's
+    middle and how many of ``lines`` have a word over it; neighbouring ranges join."""
+    edges = sorted({round(x, 1) for words in lines for w in words for x in (w.x0, w.x1)})
     runs: list[list[float]] = []
     for a, b in zip(edges, edges[1:], strict=False):
         mid = (a + b) / 2
-        if any(c <= mid <= d for c, d in found):
-            continue
-        if sum(any(w.x0 <= mid <= w.x1 for w in words) for words in loose) >= 2:
+        if keep(mid, sum(any(w.x0 <= mid <= w.x1 for w in words) for words in lines)):
             if runs and abs(runs[-1][1] - a) < 0.05:
                 runs[-1][1] = b
             else:
