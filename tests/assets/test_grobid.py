@@ -202,6 +202,12 @@ def test_slow_server_times_out(grobid, pdf) -> None:
     client = GrobidClient(url, timeout_s=0.3, retries=3)
     with pytest.raises(ServiceUnavailableError, match=r"did not answer within 0.3 s for N18-3011\.pdf"):
         client.process_fulltext(pdf)
+    # The client gives up after 0.3 s, which on a loaded machine can be before the server has read
+    # the upload: wait for the server to see it rather than race it.
+    deadline = time.monotonic() + 10
+    while not state.posts and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)  # room for a retry to arrive, were there one
     assert len(state.posts) == 1  # a timeout is not retried: the next try would wait as long
 
 
