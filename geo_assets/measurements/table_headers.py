@@ -107,10 +107,12 @@ def column_headers(rows: Sequence[Sequence[str]], width: int) -> list[str]:
         for i in range(1, width):  # a merged header cell spans the empty ones to its right, but a
             # sparse top line is the first line of the headers it sits on ("Maximum" over "shaking
             # deaths", beside columns whose headers start lower)
+            # a head that names a quantity with its uncertainty ("36Ar ± 1σ") spans the blank one
+            # right of it even as the header's only line: its uncertainty's column
             if (
                 not filled[i].strip()
                 and filled[i - 1].strip()
-                and len(rows) > 1
+                and (len(rows) > 1 or shared_uncertainty(filled[i - 1]) is not None)
                 and row is rows[0]
                 and not sparse
             ):

@@ -99,6 +99,8 @@ _CELL = re.compile(
     r"|\+\s*(?P<plus>\d+(?:\.\d+)?)\s*(?:[−\-–]\s*(?P<minus>\d+(?:\.\d+)?))?)?\s*"
     r"(?P<marks>[a-f*†‡§]{0,2})$"
 )
+# a header whose cells print two quantities, one over the other: a percentage and a count ("(%,n)")
+_PERCENT_AND_COUNT = re.compile(r"\(\s*%\s*,\s*n\s*\)|\(\s*n\s*,\s*%\s*\)")
 # the "±" an uncertainty column prints before its numbers
 _SIGNED_UNCERTAINTY = re.compile(r"^\s*(?:±|\+/-)\s*(?=[\d.])")
 _DISCORDANCE = re.compile(
@@ -161,6 +163,100 @@ def _label_column(rows: Sequence[Sequence[str]], width: int) -> int:
     return next((i for i in range(min(width, 3)) if _wordy(rows, i)), 0)
 
 
+# a parameter the row states for its sample in place of values: "J = 0.0106220 ± 0.0000425" beside
+# "IH-3" (an Ar–Ar sample's irradiation parameter), its words spread over the value columns
+_STATED = re.compile(rf"^[^\d=±]{{1,24}}=\s*{_NUM}(?:\s*(?:±|\+/-)\s*{_NUM})?(?:\s+[^\s\d=]+)?$")
+
+
+def _stated_row(row: Sequence[str], label: int) -> str:
+    """The statement "name = value ± uncertainty" a row prints right of its label (joined from its
+    cells), or "" when it prints anything else."""
+    text = " ".join(" ".join(c.split()) for c in row[label + 1 :] if c.strip())
+    return text if "=" in text and _STATED.match(text) else ""
+
+
+# a unit set on its own under its head ("(kg/m3)", "(Pa)", "[mm]")
+_UNIT_HEAD = re.compile(r"^[(\[][^()\[\]\d]{1,12}\d?[)\]]$")
+
+
+def _split_head(header: str, after: str) -> bool:
+    """Whether a head and the next column's are one head the grid split over a value's column and
+    its uncertainty's: "Age ±" | "2σ (Ma)", or "Age ± 2σ" | "(Ma)" (the unit alone)."""
+    if not after.strip():
+        return False
+    return header.rstrip().endswith("±") or (
+        shared_uncertainty(header) is not None and bool(_UNIT_HEAD.match(after.strip()))
+    )
+
+
+def _valued(cell: str) -> bool:
+    """Whether a cell prints a value or a null ("<0.5", "n.d.", "–"), not a head: "Na" is sodium
+    over its column, not "not analysed"."""
+    return _cell(cell) is not None and not names_analyte(cell.strip())
+
+
+def _two_blocks(
+    rows: Sequence[Sequence[str]], n_header: int, again: int, label: int, said: tuple[str, str, str]
+) -> list[TableValue]:
+    """The values of a table whose rows from ``again`` on are a block under heads of their own (see
+    :func:`_heads_again`), each block read as a table; the second's rows that name no sample are the
+    one sample's of the first block, when it has one ("Weighted Plateau" under the steps of IH-3).
+    A second block with a number under no head of its own is not read: it is never read under the
+    first block's heads."""
+    first = extract_table_values(rows[:again], *said, header_count=n_header)
+    # its heads, and the line of units under them ("(Ma)  (%,n)"): the rows that print no value
+    heads = next(
+        (k for k in range(again + 1, len(rows)) if any(_valued(c) for c in rows[k][label + 1 :])),
+        len(rows),
+    )
+    # read only where every number under the heads has a head over it ("Sand  1200 … 21.3" under
+    # heads for four of its five numbers shares its last column with the block above): else not at all
+    headed = {j for r in rows[again:heads] for j, c in enumerate(r) if c.strip()}
+    numbers = {j for r in rows[heads:] for j, c in enumerate(r) if j != label and _numeric(c)}
+    second = (
+        extract_table_values(rows[again:], *said, header_count=heads - again) if numbers <= headed else []
+    )
+    samples = {v.sample for v in first}
+    for found in second if len(samples) == 1 and "" not in samples else []:
+        if not found.sample:
+            found.sample = next(iter(samples))
+            found.notes.append("sample: the one of the analyses above it")
+    return first + second
+
+
+def _heads_again(rows: Sequence[Sequence[str]], n_header: int, label: int) -> int:
+    """The index of the first of the body rows that head the rows under them anew, or 0: rows with no
+    value after a data row and before another, one of them with three cells or more right of the
+    label, three or more of their cells naming a quantity, a unit or an uncertainty ("Age  ±2σ  39Ar(k)"
+    over "Results  40(r)/39(k)  ±2σ  MSWD  K/Ca  ±2σ" under an Ar–Ar table's heating steps, over
+    its plateau and total-fusion ages)."""
+
+    def valued(row: Sequence[str]) -> bool:
+        return any(_valued(c) for c in row[label + 1 :])
+
+    seen_data = False
+    k = n_header
+    while k < len(rows):
+        if valued(rows[k]):
+            seen_data = seen_data or sum(_numeric(c) for c in rows[k][label + 1 :]) >= 2
+            k += 1
+            continue
+        end = next((j for j in range(k, len(rows)) if valued(rows[j])), len(rows))
+        lines = [[" ".join(c.split()) for c in r[label + 1 :] if c.strip()] for r in rows[k:end]]
+        heads = [h for line in lines for h in line]
+        named = sum(
+            analyte_of(h, {}) is not None
+            or uncertainty_header(h, "") is not None
+            or bool(_MASS_RATIO.match(h) or _UNIT_HEAD.match(h))
+            for h in heads
+        )
+        later = any(sum(_numeric(c) for c in r[label + 1 :]) >= 2 for r in rows[end:])
+        if seen_data and later and named >= 3 and max(map(len, lines)) >= 3 and max(map(len, heads)) <= 30:
+            return k
+        k = end
+    return 0
+
+
 def _header_count(rows: Sequence[Sequence[str]], label: int = 0) -> int:
     """Leading rows that are headers: their value cells are mostly not numbers, or a column that
     holds numbers below prints a word in them ("user 1 41 32 … ng rp sp": grain numbers as headers)."""
@@ -172,6 +268,8 @@ def _header_count(rows: Sequence[Sequence[str]], label: int = 0) -> int:
             numeric_columns.add(i)
     count = 0
     for row in rows:
+        if count and _stated_row(row, label):
+            break  # "IH-3  J = 0.0106220 ± 0.0000425": the first section row, no header
         data = [c for c in row[label + 1 :] if c.strip() and not mark_cell(c)]
         mostly_numbers = bool(data) and sum(_numeric(c) for c in data) >= len(data) / 2
         words_in_numbers = any(
@@ -228,20 +326,29 @@ def header_rows(rows: Sequence[Sequence[str]]) -> list[list[str]]:
 
 
 def extract_table_values(
-    rows: Sequence[Sequence[str]], caption: str = "", definitions: str = "", footnotes: str = ""
+    rows: Sequence[Sequence[str]],
+    caption: str = "",
+    definitions: str = "",
+    footnotes: str = "",
+    *,
+    header_count: int | None = None,
 ) -> list[TableValue]:
     """Every numeric cell of a value column (see module docstring). ``definitions``: another
     caption whose column units this table shares ("same convention as Table 1"); ``footnotes``: the
     table's footnotes ("(f) Errors are 2-sigma"), which give the uncertainty columns marked "(f)"
-    their level."""
+    their level; ``header_count``: how many rows head the table, where the caller knows (else they are
+    found)."""
     if len(rows) < 2:
         return []
     width = max(len(r) for r in rows)
     rows = _signs_joined([list(r) + [""] * (width - len(r)) for r in rows])
     label = _label_column(rows[1:], width)
-    n_header = _header_count(rows, label)
+    n_header = _header_count(rows, label) if header_count is None else header_count
     if n_header == 0:
         return []
+    again = _heads_again(rows, n_header, label)
+    if again:  # a block under heads of its own: read as a table of its own
+        return _two_blocks(rows, n_header, again, label, (caption, definitions, footnotes))
     marks = next((r for r in rows[:n_header] if marks_row(r)), [])  # "(a) (b) (c)" under the heads
     head = [r for r in rows[:n_header] if not marks_row(r)] or rows[:n_header]
     rows, n_header = [*head, *rows[n_header:]], len(head)
@@ -317,6 +424,13 @@ def extract_table_values(
             level = uncertainty_header(bottom, headers[i - 1])
         if level is None and (i - 1) in columns and header == headers[i - 1]:
             level = shared_uncertainty(header)  # "36Ar ± 1σ" over the value's column and its uncertainty's
+        if (
+            level is None
+            and (i - 1) in columns
+            and _split_head(headers[i - 1], header)
+            and _UNIT_HEAD.match(header)
+        ):
+            level = shared_uncertainty(headers[i - 1]) or ""  # "(Ma)" after "Age ± 2σ": its uncertainty
         if level is not None:
             uncertainty_of[i] = i - 1
             if level:
@@ -343,10 +457,16 @@ def extract_table_values(
             # the quantity the caption names ("β in %"), else the header as printed, with no unit
             columns[i] = (quantity[0], "other", quantity[1]) if quantity else (setting, "other", "")
             continue
+        if _PERCENT_AND_COUNT.search(header):
+            continue  # "39Ar(k) (%,n)": a share and a count of steps, one over the other in a cell
         if _DISCORDANCE.match(plain_letters(own or header).strip()):
             # "Disc %" under a group header "Reported age": the discordance, not an age
             columns[i] = ("discordance", "other", "%" if "%" in (own or header) else "")
             continue
+        if i + 1 < width and _split_head(header, headers[i + 1]):
+            # "Age ±" | "2σ (Ma)", "Age ± 2σ" | "(Ma)": one head the grid split over the value's
+            # column and its uncertainty's; the unit it prints is the value's too
+            header = f"{header} {headers[i + 1]}"
         named = analyte_of(header, caption_units)
         if named is None:
             plain = " ".join(plain_letters(header).split())
@@ -404,13 +524,21 @@ def extract_table_values(
         cells = row
         text = " ".join(cells[label].split())
         filled = [j for j, c in enumerate(cells) if c.strip()]
-        # words in the label cell alone, or in one cell left of it ("Tectonic" under "(A)")
-        if filled == [label] or len(filled) == 1 and filled[0] < label and not _numeric(cells[filled[0]]):
+        stated = _stated_row(cells, label) if text else ""
+        # words in the label cell alone, or in one cell left of it ("Tectonic" under "(A)"), or a
+        # label and the parameter it states ("IH-3  J = 0.0106220 ± 0.0000425"): a section row
+        if (
+            filled == [label]
+            or stated
+            or len(filled) == 1
+            and filled[0] < label
+            and not _numeric(cells[filled[0]])
+        ):
             text = " ".join(cells[filled[0]].split())
-            said = _free_text_row(text)  # "weighted mean 206Pb/238U age = 1096.19 ± 0.19 Ma"
-            if not said:  # a section row: "PRI Partridge River intrusion (Duluth Complex …)"
+            said = _free_text_row(f"{text} {stated}" if stated else text)
+            if stated or not said:  # a section row: "PRI Partridge River intrusion (Duluth Complex …)"
                 section = _section_sample(text, body, label)
-            keys.section_row(text if not said else None)
+            keys.section_row(text if stated or not said else None)
             for found in said:
                 found.sample = section
                 if not section and len(run) == 1 and "" not in run:
@@ -901,10 +1029,14 @@ def _signs_joined(rows: list[list[str]]) -> list[list[str]]:
     return out
 
 
+# the relative uncertainty printed under the absolute one in the same cell ("±0.0638 ±0.37%")
+_RELATIVE_AFTER = re.compile(rf"(?<=\d)\s*(?:±|\+/-)\s*{_NUM}\s*%$")
+
+
 def _uncertainty_cell(cell: str) -> tuple[float | None, float | None, str, str] | None:
     """:func:`_cell` of a cell in an uncertainty column or row, which may print its "±" ("±4.94"
-    under "ΔD")."""
-    return _cell(_SIGNED_UNCERTAINTY.sub("", cell))
+    under "ΔD") and the same uncertainty relative after it ("±2.48 ±0.81%": the first is kept)."""
+    return _cell(_RELATIVE_AFTER.sub("", _SIGNED_UNCERTAINTY.sub("", cell)))
 
 
 def _cell(cell: str) -> tuple[float | None, float | None, str, str] | None:
