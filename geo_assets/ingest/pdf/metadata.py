@@ -14,6 +14,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from geo_assets.ingest.pdf.document import Document
+from geo_assets.ingest.pdf.headings import CAPTION
 from geo_assets.ingest.pdf.layout import Line, clean_text
 from geo_assets.ingest.pdf.references import find_doi
 
@@ -97,7 +98,13 @@ def _find_title(first_page: list[Line], body_size: float, meta_title: str | None
             banner.add(
                 id(first_page[i + 1] if found.group(0).lower().startswith("contents") else first_page[i - 1])
             )
-    groups = [g for g in groups if len(g) <= 6 and not any(id(ln) in banner for ln in g)]
+    # a table's or figure's caption ("Table 1: Vitrinite reflectance data.") is no title, however
+    # large it is set on a data repository item's first page
+    groups = [
+        g
+        for g in groups
+        if len(g) <= 6 and not any(id(ln) in banner for ln in g) and not CAPTION.match(g[0].text)
+    ]
     if meta_title and len(meta_title.split()) >= 3:
         wanted = _squash(meta_title)
         scored = [(fuzz.ratio(wanted, _squash(" ".join(ln.text for ln in g))), g) for g in groups]

@@ -81,6 +81,9 @@ _MAX_HEADER = 12
 _MAX_GAP_LINES = 3
 # the punctuation of a line of text, which neither a row's short label nor a line of heads prints
 _TEXT_PUNCTUATION = re.compile(r"[.:;,=]")
+# a range of values printed under a mean ("(78-780)", "(20–1,000)") or a date ("02/08/2006"): data,
+# not a head
+_RANGE_WORD = re.compile(r"^\(?[\d.,]+\s*[-–]\s*[\d.,]+\)?$|^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$")
 _MAX_RUNNING_HEAD = 2  # lines above a page's first table row that may be its running head
 _WORD_SETTINGS: dict[str, Any] = {
     "x_tolerance": 1.5, "y_tolerance": 2, "keep_blank_chars": False, "extra_attrs": ["size"]
@@ -584,23 +587,35 @@ def _row_of_another(line: _Line, label_end: float, body: list[_Line]) -> bool:
     return first.x0 < label_end and (numbered or first.text in labels)
 
 
-def _next_heads(line: _Line, first: _Line, below: _Line) -> bool:
-    """A line of column heads right above a data line, between two data lines: three or more words,
-    no numbers, set right of the rows' labels, three of them over values of the line ``below`` — the
-    header of the next block, not a row of this one: a wide DataFrame a notebook prints in blocks of
-    columns ("MgO  NiO  CoO … \\" under the rows of "SiO2  TiO2 …"), each block under its own heads.
-    A row's description wrapped onto a line of its own ("Silicified tuff breccia with pyrite") lies
-    over a text column, not over values."""
-    texts = [w.text for w in line.words]
+def _next_heads(gap: list[_Line], first: _Line, below: _Line) -> bool:
+    """Lines of column heads right above a data line, between two data lines: three or more words
+    in all (one line of three at least), no numbers, set right of the rows' labels or in phrases
+    apart, three of them over values of the line ``below`` — the header of the next block, not rows
+    of this one: a wide DataFrame a notebook prints in blocks of columns ("MgO  NiO  CoO … \\"
+    under the rows of "SiO2  TiO2 …"), each block under its own heads; an Ar–Ar table's results
+    under heads set on two lines ("Age  ±2σ  39Ar(k)" over "Results  40(r)/39(k)  ±2σ  MSWD").
+    A row's description wrapped onto a line of its own ("Silicified tuff breccia with pyrite") is
+    set as running text over a text column, not over values."""
+    heads = [
+        line
+        for line in gap
+        if not any(is_number(w.text) or _RANGE_WORD.match(w.text) for w in line.words)
+        and (line.x0 - first.x0 > max(first.words[0].size, 4.0) or _heads_at_labels(line))
+        and not _TEXT_PUNCTUATION.search(line.text)
+    ]
     values = [w for w in below.words if is_number(w.text)]
-    over = sum(any(min(w.x1, v.x1) > max(w.x0, v.x0) for v in values) for w in line.words)
-    return (
-        len(texts) >= 3
-        and over >= 3
-        and not any(is_number(t) for t in texts)
-        and line.x0 - first.x0 > max(first.words[0].size, 4.0)
-        and not _TEXT_PUNCTUATION.search(" ".join(texts))
-    )
+    words = [w for line in heads for w in line.words]
+    over = sum(any(min(w.x1, v.x1) > max(w.x0, v.x0) for v in values) for w in words)
+    return any(len(line.words) >= 3 for line in heads) and over >= 3
+
+
+def _heads_at_labels(line: _Line) -> bool:
+    """A line of heads that starts at the row labels' column ("Results  40(r)/39(k)  ±2σ  Age"): set
+    in phrases apart, most of its words capitalised or with a digit or a symbol, where a line of a
+    text column beside the table (an OCR'd scan's "eraplaced as individual or overlapping") is
+    lower-case words."""
+    marked = sum(any(c.isupper() or c.isdigit() or c in "±/()%" for c in w.text) for w in line.words)
+    return not _one_run(line) and marked >= len(line.words) / 2
 
 
 def _closes_page(lines: list[_Line], last: _Line, span: float) -> bool:
@@ -687,9 +702,45 @@ def _table_near(
         header, ordered = _section_row(header, ordered)
         table = _grid(label, page, header, ordered, caption)
         if table is not None and downwards:
+            ordered += _results_block(table, candidates, ordered[-1], span)
             table.note = _footnotes(lines, ordered[-1], table.box)
         return table
     return None
+
+
+def _results_block(table: WordTable, lines: list[_Line], last: _Line, span: float) -> list[_Line]:
+    """The block right under a table's last row that prints heads of its own over its few rows (an
+    Ar–Ar step-heating table's "Results  40(r)/39(k)  ±2σ  Age  ±2σ  MSWD" over its plateau and
+    total-fusion ages): its rows, gridded on its own columns, are added to ``table`` after its heads
+    (``extract_table_values`` reads them as a table of their own); its lines, or [] when none."""
+    start = next((i for i, ln in enumerate(lines) if ln is last), None)
+    if start is None:
+        return []
+    heads: list[_Line] = []
+    for line in lines[start + 1 : start + 1 + _MAX_GAP_LINES + 1]:
+        if _is_data(line):
+            break
+        heads.append(line)
+    at = start + 1 + len(heads)
+    if not heads or at >= len(lines) or _is_prose(heads[0], span) or any(_sentence(h, span) for h in heads):
+        return []
+    first_row = lines[at]
+    size = max(last.words[0].size, 4.0)
+    if heads[0].top - last.bottom > 3 * size or not _next_heads(heads, last, first_row):
+        return []
+    run = _run(lines, at, span)
+    block = _grid(table.label, table.page, heads, run, table.caption, headed=True)
+    if block is None:
+        return []
+    table.rows += block.rows
+    table.box = (
+        min(table.box[0], block.box[0]),
+        table.box[1],
+        max(table.box[2], block.box[2]),
+        max(table.box[3], block.box[3]),
+    )
+    table.bottom = block.bottom
+    return [*heads, *run]
 
 
 # a table footnote's first line: "(a) z1, z2 are …", "* analyses not used", "Notes: …"
@@ -735,7 +786,7 @@ def _run(lines: list[_Line], first: int, span: float, *, downwards: bool = True)
             if gap and (
                 len(gap) - empty > _MAX_GAP_LINES
                 or any(_is_prose(g, span) for g in gap)
-                or _next_heads(gap[-1], run[0], line)
+                or _next_heads(gap, run[0], line)
             ):
                 break
             if abs(line.x0 - run[0].x0) <= max(line.words[0].size, 4.0):
@@ -852,6 +903,22 @@ def _columns(data: list[_Line]) -> list[tuple[float, float]]:
         [ln.words for ln in data], lambda _, cover: cover > need or (cover == need and len(data) < 6)
     )
     return sorted(found + _sparse_columns(data, found))
+
+
+def _headed_columns(
+    header: list[_Line], data: list[_Line], found: list[tuple[float, float]]
+) -> list[tuple[float, float]]:
+    """The x ranges of heads that lie clear of the columns ``found`` and stand over a number of a
+    data line: a column too few rows fill to be found from the rows alone."""
+    numbers = [w for ln in data for w in ln.words if is_number(w.text)]
+    out: list[tuple[float, float]] = []
+    for word in (w for ln in header for w in ln.words):
+        if any(min(word.x1, b) > max(word.x0, a) for a, b in found + out):
+            continue
+        under = [n for n in numbers if min(word.x1, n.x1) > max(word.x0, n.x0)]
+        if under:
+            out.append((min(word.x0, *(n.x0 for n in under)), max(word.x1, *(n.x1 for n in under))))
+    return out
 
 
 def _sparse_columns(data: list[_Line], found: list[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -1090,9 +1157,15 @@ def _slot(word: _Word, columns: list[tuple[float, float]]) -> int:
     )
 
 
-def _grid(label: str, page: int, header: list[_Line], body: list[_Line], caption: str) -> WordTable | None:
+def _grid(
+    label: str, page: int, header: list[_Line], body: list[_Line], caption: str, *, headed: bool = False
+) -> WordTable | None:
+    """The table's cells on the columns its data lines fill; with ``headed`` also on those a head
+    stands over with a value under it in one line only (a results block's "MSWD")."""
     data = [ln for ln in body if _is_data(ln)]
     columns = _label_unit(_columns(data), data)
+    if headed:
+        columns = sorted(columns + _headed_columns(header, data, columns))
     if len(columns) < 2:
         return None
     numeric = _numeric_columns(data, columns)
