@@ -1267,3 +1267,190 @@ def test_a_wide_dataframe_printed_in_blocks_of_columns_across_a_page_break(tmp_p
         for a, v in zip(names[b], vs, strict=True)
     }
     assert {key: found.get(key) for key in expected} == expected
+
+
+def test_an_argon_step_heating_table_with_its_sample_parameter_row_and_results_block(tmp_path: Path) -> None:
+    """An 40Ar/39Ar step-heating table as the common data-reduction software prints it: one header
+    line whose heads name a quantity with its uncertainty over two columns ("36Ar ± 1s"), the age's
+    head split over its two ("Age ±" | "2s (Ma)"), a row naming the sample with its irradiation
+    parameter ("AB-07  J = 0.0106220 ± 0.0000425") above the heating steps, and a results block under
+    heads of its own ("Results  40(r)/39(k)  ±2s  Age …"). Before, the parameter row was read as a
+    second header line: the 37Ar uncertainty column became a quantity "37Ar ± 1s J = 0.0106220"
+    holding 38Ar's values, every step lost its uncertainties and its age its unit, and the results
+    rows were stored under the steps' columns (an MSWD of 0.79 as a 40Ar abundance)."""
+    from geo_assets.ingest.cleaned_paper import clean_paper
+    from geo_assets.ingest.pdf import pdf_to_tei
+    from geo_assets.ingest.tei import tei_to_paper
+    from geo_assets.measurements.extract import paper_measurements
+    from tests.assets.paper_builders import pages_pdf, text_lines
+
+    at = {"36Ar": 100.0, "37Ar": 166.0, "40Ar": 232.0, "40Ar*": 298.0, "Age": 340.0}
+    steps = [("56.20W", "0.000086", "0.000003", "0.000237", "0.000013", "0.014250", "0.000066", "79.53", "268.84", "±81.88"),
+             ("57.50W", "0.000084", "0.000005", "0.000267", "0.000013", "0.036742", "0.000116", "96.18", "304.16", "±34.17"),
+             ("58.20W", "0.000082", "0.000003", "0.000275", "0.000011", "0.055408", "0.000144", "100.00", "308.18", "±5.77"),
+             ("60.00W", "0.000080", "0.000003", "0.000241", "0.000008", "0.380228", "0.000492", "100.00", "307.65", "±2.69")]  # fmt: skip
+    xs = [40.0, at["36Ar"], at["36Ar"] + 33, at["37Ar"], at["37Ar"] + 33, at["40Ar"], at["40Ar"] + 33,
+          at["40Ar*"], at["Age"], at["Age"] + 32]  # fmt: skip
+    page = [*text_lines(60.0, 11.0, 8.0, ["Table 1",
+                                          "Sample AB-07. The relative abundances of the argon isotopes and the apparent age of each step."]),
+            (90.0, 6.4, [(40.0, "Laser (%)"), (at["36Ar"], "36Ar ± 1s"), (at["37Ar"], "37Ar ± 1s"),
+                         (at["40Ar"], "40Ar ± 1s"), (at["40Ar*"], "40Ar* (%)"), (at["Age"], "Age ±"),
+                         (at["Age"] + 32, "2s (Ma)")]),
+            (104.0, 6.4, [(40.0, "AB-07"), (170.0, "J = 0.0106220"), (214.0, "±"), (222.0, "0.0000425")])]  # fmt: skip
+    page += [(116.0 + 9.0 * k, 6.4, list(zip(xs, step, strict=True))) for k, step in enumerate(steps)]
+    page += [(156.0, 6.4, [(40.0, "Results"), (100.0, "40(r)/39(k)"), (133.0, "±2s"), (232.0, "Age"),
+                           (265.0, "±2s"), (298.0, "MSWD")]),
+             (164.0, 6.4, [(232.0, "(Ma)")]),
+             (174.0, 6.4, [(40.0, "Weighted"), (70.0, "Plateau"), (100.0, "17.4694"), (133.0, "±0.0638"),
+                           (232.0, "307.08"), (265.0, "±2.48"), (298.0, "0.79")]),
+             (184.0, 6.4, [(40.0, "Total"), (58.0, "Fusion"), (80.0, "Age"), (100.0, "17.4033"),
+                           (133.0, "±0.0805"), (232.0, "306.01"), (265.0, "±2.60")])]  # fmt: skip
+    page += text_lines(230.0, 13.0, 10.0, ["The five muscovite samples yield plateau ages that cluster tightly",
+                                           "around 307 Ma, which dates the shear zones that bent with the orocline."])  # fmt: skip
+    pdf = pages_pdf(tmp_path / "arar.pdf", [page])
+    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
+    rows = [r for r in paper_measurements(clean_paper(paper), [], paper.captions) if r.source_type == "table"]
+    found = {(r.row.split(" / ")[-1], r.analyte): (r.value, r.uncertainty, r.unit, r.sample) for r in rows}
+    for step in steps:
+        assert found[step[0], "36Ar"] == (float(step[1]), float(step[2]), "", "AB-07")
+        assert found[step[0], "37Ar"] == (float(step[3]), float(step[4]), "", "AB-07")
+        assert found[step[0], "40Ar"] == (float(step[5]), float(step[6]), "", "AB-07")
+        assert found[step[0], "age"] == (float(step[8]), float(step[9].lstrip("±")), "Ma", "AB-07")
+    assert not any("J" in r.analyte or "J =" in r.column for r in rows), [r for r in rows if "J" in r.analyte]
+    # the results block's numbers are under heads of their own, not the steps' columns, and are
+    # the sample's: its plateau and total-fusion ages with their uncertainties, its MSWD
+    assert not any(r.row.split(" / ")[-1].startswith(("Weighted", "Total")) and r.analyte in at for r in rows)
+    plateau = {r.analyte: r for r in rows if r.row.replace(" / ", " ") == "Weighted Plateau"}
+    fusion = {r.analyte: r for r in rows if r.row.replace(" / ", " ") == "Total Fusion Age"}
+    assert (plateau["age"].value, plateau["age"].uncertainty, plateau["age"].unit) == (307.08, 2.48, "Ma")
+    assert plateau["age"].sample == "AB-07"
+    assert (fusion["age"].value, fusion["age"].uncertainty, fusion["age"].unit) == (306.01, 2.60, "Ma")
+    assert plateau["MSWD"].value == 0.79
+    assert (plateau["40(r)/39(k)"].value, plateau["40(r)/39(k)"].uncertainty) == (17.4694, 0.0638)
+
+
+def test_an_argon_results_block_under_heads_on_two_lines_and_values_on_three(tmp_path: Path) -> None:
+    """The same software's results block as it is often set: its heads on two lines ("Age  ±2σ"
+    above "Results  40(r)/39(k)  ±2σ  MSWD") and each result's uncertainties a line above and below
+    its value ("±2.79" over "305.22", "±0.91%" under it). The ages are read as ages of the sample,
+    under the head over them, and the MSWD that only one row prints keeps its own column."""
+    from geo_assets.ingest.cleaned_paper import clean_paper
+    from geo_assets.ingest.pdf import pdf_to_tei
+    from geo_assets.ingest.tei import tei_to_paper
+    from geo_assets.measurements.extract import paper_measurements
+    from tests.assets.paper_builders import pages_pdf, text_lines
+
+    xs = [40.0, 100.0, 133.0, 166.0, 200.0, 233.0, 266.0, 300.0]
+    steps = [("57.50W", "0.000091", "0.000004", "0.009338", "0.000038", "98.00", "301.79", "±5.88"),
+             ("57.80W", "0.000080", "0.000004", "0.049498", "0.000136", "99.98", "306.34", "±2.47"),
+             ("58.00W", "0.000082", "0.000005", "0.005628", "0.000031", "99.30", "301.26", "±10.81"),
+             ("65.00W", "0.000073", "0.000005", "0.022696", "0.000099", "100.00", "305.77", "±2.88")]  # fmt: skip
+    page = [*text_lines(60.0, 11.0, 8.0, ["Table 4", "Sample CD-12. Same caption as in Table 1."]),
+            (90.0, 6.4, [(40.0, "Laser (%)"), (100.0, "36Ar ± 1s"), (166.0, "39Ar ± 1s"), (233.0, "40Ar* (%)"),
+                         (266.0, "Age ±"), (300.0, "2s (Ma)")]),
+            (104.0, 6.4, [(40.0, "CD-12"), (150.0, "J = 0.0106220"), (194.0, "±"), (202.0, "0.0000425")])]  # fmt: skip
+    page += [(116.0 + 9.0 * k, 6.4, list(zip(xs, step, strict=True))) for k, step in enumerate(steps)]
+    page += [(153.0, 6.4, [(247.0, "Age"), (321.0, "±2s"), (421.0, "39Ar(k)")]),
+             (159.0, 6.4, [(40.0, "Results"), (129.0, "40(r)/39(k)"), (192.0, "±2s"), (372.0, "MSWD")]),
+             (167.0, 6.4, [(247.0, "(Ma)"), (421.0, "(%,n)")]),
+             (180.0, 6.4, [(192.0, "±0.1020"), (321.0, "±2.79"), (421.0, "100.00")]),
+             (185.0, 6.4, [(40.0, "Weighted"), (70.0, "Plateau"), (129.0, "17.3545"), (247.0, "305.22"), (372.0, "0.92")]),
+             (189.0, 6.4, [(192.0, "±0.59%"), (321.0, "±0.91%"), (421.0, "9")]),
+             (198.0, 6.4, [(192.0, "±0.1220"), (321.0, "±2.99")]),
+             (203.0, 6.4, [(40.0, "Total"), (58.0, "Fusion"), (80.0, "Age"), (129.0, "17.2895"), (247.0, "304.17"), (421.0, "9")]),
+             (207.0, 6.4, [(192.0, "±0.71%"), (321.0, "±0.98%")])]  # fmt: skip
+    page += text_lines(240.0, 13.0, 10.0, ["The plateau ages of the five samples agree within their uncertainties,",
+                                           "so the shear zones were active at the same time across the orocline."])  # fmt: skip
+    pdf = pages_pdf(tmp_path / "arar.pdf", [page])
+    paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
+    rows = [r for r in paper_measurements(clean_paper(paper), [], paper.captions) if r.source_type == "table"]
+    ages = {r.value: (r.unit, r.sample) for r in rows if r.analyte == "age"}
+    assert ages[305.22] == ("Ma", "CD-12") and ages[304.17] == ("Ma", "CD-12")
+    assert {float(step[6]) for step in steps} <= set(ages)
+    assert [r.value for r in rows if r.analyte == "MSWD"] == [0.92]
+    assert all(r.analyte in {"36Ar", "39Ar", "40Ar*", "age", "40(r)/39(k)", "MSWD"} for r in rows), {
+        r.analyte for r in rows
+    }
+
+
+def test_a_second_block_of_heads_inside_a_table_heads_the_rows_under_it() -> None:
+    """A statistics table printed in two blocks of element columns ("Au Ag Al …", then "Mg Mn Na
+    …"), each under its own heads and units: the second block's rows are read under its own heads
+    ("Na" is sodium there, not "not analysed"). A block whose numbers do not all stand under heads of
+    its own (an analogue-model table's "Sand" row, its last value under the first block's column)
+    is not read, rather than read under the first block's heads."""
+    rows = [
+        ["", "Au", "Ag", "Al"],
+        ["", "ppm", "ppm", "%"],
+        ["Max.", "0.038", "2.0", "7.87"],
+        ["Min.", "<0.001", "<0.5", "4.14"],
+        ["", "Mg", "Mn", "Na"],
+        ["", "%", "ppm", "%"],
+        ["Max.", "2.50", "5,470", "4.42"],
+        ["Min.", "0.03", "65", "0.03"],
+    ]
+    found = {
+        (v.row, v.analyte): (v.value, v.unit) for v in extract_table_values(rows, "Statistics of whole rocks")
+    }
+    assert found[("Max.", "Au")] == (0.038, "ppm") and found[("Min.", "Al")] == (4.14, "wt.%")
+    assert found[("Max.", "Na")] == (4.42, "wt.%") and found[("Min.", "Mn")] == (65.0, "ppm")
+    assert ("Max.", "Au") in found and not any(a == "Au" and v[0] == 2.50 for (_r, a), v in found.items())
+
+    model = [
+        ["Temperature", "Density", "Viscosity", "Stress exponent", "Differential strength"],
+        ["(°C)", "(kg/m3)", "(Pa·s)", "(n)", "(Pa)"],
+        ["Beck’s orange", "", "", "", ""],
+        ["40", "1250", "12,900", "4.43", "1.29"],
+        ["45", "", "9610", "4.21", "0.961"],
+        ["", "Bulk density", "Cohesion", "Grain size", ""],
+        ["", "(kg/m3)", "(Pa)", "(mm)", ""],
+        ["Sand", "1200", "17.8", "0.5", "21.3"],
+    ]
+    values = extract_table_values(model, "Properties of the analogue materials")
+    assert {v.row for v in values} == {"40", "45"}
+
+
+def test_ranges_printed_under_the_means_do_not_end_a_table(tmp_path: Path) -> None:
+    """Means with their ranges on the line under them ("Rb  405  200  510" over "(180-860)
+    ( 120-310) ( 160-1,400)", an OCR'd scan's spacing): a line of ranges stands over the next row's
+    values as a line of heads would, but it holds values, so the table goes on past it."""
+    from tests.assets.paper_builders import pages_pdf, text_lines
+
+    means = [("Nb", "130", "85", "350"), ("Rb", "405", "200", "510"), ("Zr", "260", "400", "1330"), ("Ce", "310", "343", "400")]  # fmt: skip
+    # as an OCR'd scan prints them, a bracket set apart now and then: "( 120-310)"
+    ranges = [("(50-300)", "( 30-150)", "(100-1500)"), ("(180-860)", "( 120-310)", "( 160-1400)"),
+              ("(110-610)", "(200-1500)", "( 450-2200)"), ("(78-780)", "( 225-460)", "(172-630)")]  # fmt: skip
+    page = [*text_lines(60.0, 12.0, 9.0, ["Table 2. Mean trace element contents (ppm) of the three granite types."]),
+            (84.0, 8.0, [(72.0, "ppm"), (150.0, "Biotite"), (215.0, "Hornblende"), (285.0, "Riebeckite")])]  # fmt: skip
+    for k, (mean, spread) in enumerate(zip(means, ranges, strict=True)):
+        page.append(
+            (98.0 + 20.0 * k, 8.0, [(72.0, mean[0]), (150.0, mean[1]), (215.0, mean[2]), (285.0, mean[3])])
+        )
+        page.append((107.0 + 20.0 * k, 8.0, [(140.0, spread[0]), (205.0, spread[1]), (275.0, spread[2])]))
+    page += text_lines(
+        200.0, 13.0, 10.0, ["The riebeckite granites are the richest in the high field strength elements."]
+    )
+    pdf = pages_pdf(tmp_path / "ranges.pdf", [page])
+    import pdfplumber
+
+    with pdfplumber.open(pdf) as opened:
+        (table,) = page_word_tables(opened.pages[0], 1)
+    labels = [row[0] for row in table.rows]
+    assert all(element in labels for element, *_ in means), table.rows
+
+
+def test_an_age_head_split_from_its_unit_over_the_uncertainty_column() -> None:
+    """ "Age ± 2σ" over the ages and "(Ma)" alone over their uncertainties: one head over two columns,
+    the unit the ages', the second column their 2σ."""
+    rows = [
+        ["Laser", "36Ar ± 1σ", "", "Age ± 2σ", "(Ma)"],
+        ["IH-19", "", "J = 0.0106220", "±", "0.0000425"],
+        ["55.50W", "0.000086", "0.000003", "252.34", "±20.1"],
+        ["56.00W", "0.000082", "0.000003", "296.56", "±5.1"],
+    ]
+    ages = [
+        (v.value, v.unit, v.uncertainty, v.uncertainty_level)
+        for v in extract_table_values(rows)
+        if v.analyte == "age"
+    ]
+    assert ages == [(252.34, "Ma", 20.1, "2σ"), (296.56, "Ma", 5.1, "2σ")]
