@@ -46,7 +46,13 @@ A table as the TEI gives it (rows of cell strings, header rows first — GROBID'
   "ECMB4") is a section row: the rows under it, down to the next section row, are analyses of that
   sample (``sample`` the section's name, ``row`` "FC-4b / z1": grain numbers repeat from sample to
   sample), and so are the sentences among them; a section row that names no sample
-  ("Standards") ends the section;
+  ("Standards") ends the section; a row that names a sample and states a parameter in place of
+  values ("IH-3  J = 0.0106220 ± 0.0000425", an Ar–Ar sample's irradiation parameter) is a section
+  row of that sample too, never a header line;
+* rows of heads after a data row (three or more naming a quantity, a unit or an uncertainty: an
+  Ar–Ar table's "Results  40(r)/39(k)  ±2σ  Age  ±2σ  MSWD" over its plateau and total-fusion ages)
+  head the rows under them, read as a table of their own when every number there has a head over
+  it, else not at all; their rows take the one sample of the rows above;
 * a cell is a number (unicode minus, thousands separators, trailing footnote marks a–f * † ‡
   removed), optionally "± u" or "u" in parentheses; "b.d.l.", "<LOD", "n.d.", "–" are flagged nulls
   (``value=None``, qualifier ``bdl``/``nd``), never zeros; "<0.01" keeps its qualifier; an empty
