@@ -40,6 +40,13 @@ first data row ("PRI  Partridge River intrusion …", or a lone "ECMB4") is the 
 row, not a header line. Captions number tables as "Table 1", "Table S1", "Table A2" or, in a GSA
 Data Repository item, "Table DR1".
 
+Lines of column heads between data lines (three heads or more over values of the next line, no
+numbers, ranges or dates among them, set right of the row labels or, at the labels' column, in
+phrases apart with most words capitalised or with digits) end a block: a DataFrame's next block of
+columns, an Ar–Ar table's results ("Results  40(r)/39(k)  ±2σ  Age  ±2σ  MSWD"). Right under a
+captioned table's last row, such a block is the table's own, gridded on its own columns (a column
+one row fills under a head of its own among them) after its heads.
+
 Blocks without a caption (a bare table, a DataFrame) take the header lines set as a table's header
 above their data; data lines that open a page under no header come back headless (``WordTable.headless``)
 for :func:`.bare_tables.continue_table` to match with the previous page's last table.
