@@ -18,7 +18,8 @@ from geo_rag_runtime.vocab import vocabulary_version
     # 27: a row that names a sample and states a parameter in place of values ("IH-3  J = 0.0106220 ±
     # 0.0000425") is a section row, not a header line; a head naming a quantity with its uncertainty
     # ("36Ar ± 1σ") spans the blank column right of it on a one-line header; a head split "Age ±" |
-    # "2σ (Ma)" gives the value its unit;
+    # "2σ (Ma)" gives the value its unit; rows of heads after data head the rows under them (an Ar–Ar
+    # results block); "Na" over a column is sodium; a serial-number column ("S/NO") is no S/N ratio;
     # 26: a unit printed on a row label where a block begins ("SiO2 %", "Sc ppm") holds for the rows of
     # its kind under it that print none ("Ge ppb" inside a ppm block is that row's alone); an oxide's
     # or element's "%" is wt.%; a header row headed "reference" (or source, analyst) names no samples,

@@ -105,6 +105,9 @@ _CELL = re.compile(
     r"|\+\s*(?P<plus>\d+(?:\.\d+)?)\s*(?:[−\-–]\s*(?P<minus>\d+(?:\.\d+)?))?)?\s*"
     r"(?P<marks>[a-f*†‡§]{0,2})$"
 )
+# a serial-number column's head: "S/NO", "S/No.", "Sl. No.", "S. No" (checked before the analyte
+# vocabulary, which reads "S/N" as a ratio)
+_SERIAL = re.compile(r"^(?:s\s*/\s*no|sl?\.?\s*no)\.?$", re.IGNORECASE)
 # a header whose cells print two quantities, one over the other: a percentage and a count ("(%,n)")
 _PERCENT_AND_COUNT = re.compile(r"\(\s*%\s*,\s*n\s*\)|\(\s*n\s*,\s*%\s*\)")
 # the "±" an uncertainty column prints before its numbers
@@ -465,6 +468,8 @@ def extract_table_values(
             continue
         if _PERCENT_AND_COUNT.search(header):
             continue  # "39Ar(k) (%,n)": a share and a count of steps, one over the other in a cell
+        if _SERIAL.match(plain_letters(header).strip()):
+            continue  # "S/NO": the rows' serial numbers, no S/N ratio
         if _DISCORDANCE.match(plain_letters(own or header).strip()):
             # "Disc %" under a group header "Reported age": the discordance, not an age
             columns[i] = ("discordance", "other", "%" if "%" in (own or header) else "")

@@ -1454,3 +1454,15 @@ def test_an_age_head_split_from_its_unit_over_the_uncertainty_column() -> None:
         if v.analyte == "age"
     ]
     assert ages == [(252.34, "Ma", 20.1, "2σ"), (296.56, "Ma", 5.1, "2σ")]
+
+
+def test_a_serial_number_column_is_no_quantity() -> None:
+    """ "S/NO" (or "Sl. No.") numbers a table's rows; it is no S/N ratio."""
+    rows = [
+        ["Lineament", "S/NO", "Length (km)"],
+        ["N2800W", "1", "26.5"],
+        ["S1900W", "2", "38.0"],
+        ["S2100W", "3", "34.0"],
+    ]
+    found = {(v.analyte, v.value) for v in extract_table_values(rows)}
+    assert found == {("Length", 26.5), ("Length", 38.0), ("Length", 34.0)}, found
