@@ -204,53 +204,60 @@ def _valued(cell: str) -> bool:
     return _cell(cell) is not None and not names_analyte(cell.strip())
 
 
+def _valued_row(row: Sequence[str], label: int) -> bool:
+    return any(_valued(c) for c in row[label + 1 :])
+
+
+def _one_sample_above(values: Sequence[TableValue], samples: set[str]) -> None:
+    """Gives ``values`` that name no sample the one sample of the analyses above them, when they are
+    of one ("Concordia Age: 290.1 ± 1.4 Ma", "Weighted Plateau" under the steps of IH-3)."""
+    if len(samples) != 1 or "" in samples:
+        return
+    (sample,) = samples
+    for found in values:
+        if not found.sample:
+            found.sample = sample
+            found.notes.append("sample: the one of the analyses above it")
+
+
 def _two_blocks(
-    rows: Sequence[Sequence[str]], n_header: int, again: int, label: int, said: tuple[str, str, str]
+    rows: Sequence[Sequence[str]],
+    n_header: int,
+    heads: tuple[int, int],
+    label: int,
+    said: tuple[str, str, str],
 ) -> list[TableValue]:
-    """The values of a table whose rows from ``again`` on are a block under heads of their own (see
-    :func:`_heads_again`), each block read as a table; the second's rows that name no sample are the
-    one sample's of the first block, when it has one ("Weighted Plateau" under the steps of IH-3).
-    A second block with a number under no head of its own is not read: it is never read under the
-    first block's heads."""
+    """The values of a table whose rows from ``heads[0]`` on are a block under the heads in rows
+    ``heads[0]:heads[1]`` (see :func:`_heads_again`), each block read as a table; the second's rows
+    that name no sample are the one sample's of the first block, when it has one. A second block
+    with a number under no head of its own is not read: it is never read under the first block's
+    heads."""
+    again, end = heads
     first = extract_table_values(rows[:again], *said, header_count=n_header)
-    # its heads, and the line of units under them ("(Ma)  (%,n)"): the rows that print no value
-    heads = next(
-        (k for k in range(again + 1, len(rows)) if any(_valued(c) for c in rows[k][label + 1 :])),
-        len(rows),
-    )
     # read only where every number under the heads has a head over it ("Sand  1200 … 21.3" under
     # heads for four of its five numbers shares its last column with the block above): else not at all
-    headed = {j for r in rows[again:heads] for j, c in enumerate(r) if c.strip()}
-    numbers = {j for r in rows[heads:] for j, c in enumerate(r) if j != label and _numeric(c)}
-    second = (
-        extract_table_values(rows[again:], *said, header_count=heads - again) if numbers <= headed else []
-    )
-    samples = {v.sample for v in first}
-    for found in second if len(samples) == 1 and "" not in samples else []:
-        if not found.sample:
-            found.sample = next(iter(samples))
-            found.notes.append("sample: the one of the analyses above it")
+    headed = {j for r in rows[again:end] for j, c in enumerate(r) if c.strip()}
+    numbers = {j for r in rows[end:] for j, c in enumerate(r) if j != label and _numeric(c)}
+    second = extract_table_values(rows[again:], *said, header_count=end - again) if numbers <= headed else []
+    _one_sample_above(second, {v.sample for v in first})
     return first + second
 
 
-def _heads_again(rows: Sequence[Sequence[str]], n_header: int, label: int) -> int:
-    """The index of the first of the body rows that head the rows under them anew, or 0: rows with no
-    value after a data row and before another, one of them with three cells or more right of the
-    label, three or more of their cells naming a quantity, a unit or an uncertainty ("Age  ±2σ  39Ar(k)"
-    over "Results  40(r)/39(k)  ±2σ  MSWD  K/Ca  ±2σ" under an Ar–Ar table's heating steps, over
-    its plateau and total-fusion ages)."""
-
-    def valued(row: Sequence[str]) -> bool:
-        return any(_valued(c) for c in row[label + 1 :])
-
+def _heads_again(rows: Sequence[Sequence[str]], n_header: int, label: int) -> tuple[int, int] | None:
+    """The body rows that head the rows under them anew, as (first, end), or None: rows with no
+    value after a data row and before another (the heads and the line of units under them,
+    "(Ma)  (%,n)"), one of them with three cells or more right of the label, three or more of
+    their cells naming a quantity, a unit or an uncertainty ("Age  ±2σ  39Ar(k)" over "Results
+    40(r)/39(k)  ±2σ  MSWD  K/Ca  ±2σ" under an Ar–Ar table's heating steps, over its plateau and
+    total-fusion ages)."""
     seen_data = False
     k = n_header
     while k < len(rows):
-        if valued(rows[k]):
+        if _valued_row(rows[k], label):
             seen_data = seen_data or sum(_numeric(c) for c in rows[k][label + 1 :]) >= 2
             k += 1
             continue
-        end = next((j for j in range(k, len(rows)) if valued(rows[j])), len(rows))
+        end = next((j for j in range(k, len(rows)) if _valued_row(rows[j], label)), len(rows))
         lines = [[" ".join(c.split()) for c in r[label + 1 :] if c.strip()] for r in rows[k:end]]
         heads = [h for line in lines for h in line]
         named = sum(
@@ -261,9 +268,9 @@ def _heads_again(rows: Sequence[Sequence[str]], n_header: int, label: int) -> in
         )
         later = any(sum(_numeric(c) for c in r[label + 1 :]) >= 2 for r in rows[end:])
         if seen_data and later and named >= 3 and max(map(len, lines)) >= 3 and max(map(len, heads)) <= 30:
-            return k
+            return k, end
         k = end
-    return 0
+    return None
 
 
 def _header_count(rows: Sequence[Sequence[str]], label: int = 0) -> int:
@@ -356,7 +363,7 @@ def extract_table_values(
     if n_header == 0:
         return []
     again = _heads_again(rows, n_header, label)
-    if again:  # a block under heads of its own: read as a table of its own
+    if again is not None:  # a block under heads of its own: read as a table of its own
         return _two_blocks(rows, n_header, again, label, (caption, definitions, footnotes))
     marks = next((r for r in rows[:n_header] if marks_row(r)), [])  # "(a) (b) (c)" under the heads
     head = [r for r in rows[:n_header] if not marks_row(r)] or rows[:n_header]
@@ -552,10 +559,8 @@ def extract_table_values(
             keys.section_row(text if stated or not said else None)
             for found in said:
                 found.sample = section
-                if not section and len(run) == 1 and "" not in run:
-                    # "Concordia Age: 290.1 ± 1.4 Ma" under the analyses of one sample: that sample's
-                    found.sample = next(iter(run))
-                    found.notes.append("sample: the one of the analyses above it")
+            if not section:  # "Concordia Age: 290.1 ± 1.4 Ma" under the analyses of one sample
+                _one_sample_above(said, run)
             run = set()
             out += said
             continue
