@@ -60,6 +60,8 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     deps=[raw_pdf],
     group_name="ingest",
     kinds={"pdf", "xml"},
+    # 21: "Table A1 in the Data Repository" in running text is no caption (the word after a label's
+    # number, not the number, must start its title), so no table is read twice (parser 0.2.18);
     # 20: a line of column heads between data lines ends the block even where it starts at the row
     # labels' column or stands over a line of units (an Ar–Ar table's results block) (parser 0.2.17);
     # 19: a wide DataFrame printed in blocks of columns ends a block at the next block's heads, and a
@@ -97,7 +99,7 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     # open its body; 8: "Table DR1" captions, sample section rows, group headers set at their columns' left;
     # 7: tables carried onto the next page, bare tables' header lines; 6: tables without a caption,
     # group headers; 5: wide tables under a short caption
-    code_version="tei-20",
+    code_version="tei-21",
     pool="grobid",
     output_required=False,
     check_specs=[dg.AssetCheckSpec("tei_non_empty", asset="tei_xml")],

@@ -196,3 +196,20 @@ def test_a_list_of_tables_entry_is_no_caption(tmp_path: Path) -> None:
     paper = tei_to_paper(pdf_to_tei(pdf), paper_id="p", source_file=pdf.name, sha256="0" * 64)
     tables = [c for c in paper.captions if c.kind == "table"]
     assert [(t.label, len(t.rows)) for t in tables] == [("Table 1", len(TABLE))]
+
+
+def test_a_table_named_in_running_text_is_no_caption(tmp_path: Path) -> None:
+    """"Table A1 in the GSA Data Repository …" starting a line of running text below a table names
+    a table printed elsewhere: it is no caption, and the table above is read once, as the caption
+    over it says (a GSA Bulletin page had given the same rows a second time as "Table A1")."""
+    lines = [(80.0, [(72.0, "Title of the paper")]), (110.0, [(72.0, "TABLE 2. MAJOR ELEMENT GEOCHEMISTRY")])]
+    for i, row in enumerate(TABLE):
+        lines.append((130.0 + 12 * i, [(72.0 + 70 * j, cell) for j, cell in enumerate(row)]))
+    lines += [
+        (210.0, [(72.0, "Table A1 in the GSA Data Repository gives the coordinates of every site sampled.")]),
+        (222.0, [(72.0, "Samples were selected in the field based on grain size and textural maturity.")]),
+    ]
+    with pdfplumber.open(text_pdf(tmp_path / "gsa.pdf", lines)) as pdf:
+        tables = page_word_tables(pdf.pages[0], 1)
+    assert [t.label for t in tables] == ["Table 2"]
+    assert tables[0].rows[-1] == list(TABLE[-1])

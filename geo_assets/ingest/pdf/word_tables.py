@@ -404,9 +404,13 @@ def _captions(lines: list[_Line]) -> list[tuple[_Line, int, str]]:
             continue  # "Table 2 Trace elements ········ 14": a list of tables' entry
         for i, word in enumerate(line.words):
             joined = " ".join(w.text for w in line.words[i : i + 2])
-            match = _CAPTION.match(word.text) or _CAPTION.match(joined)
+            alone = _CAPTION.match(word.text)
+            match = alone or _CAPTION.match(joined)
             first = i == 0 or word.x0 - line.words[i - 1].x1 > 4
-            titled = i + 1 < len(line.words) and line.words[i + 1].text[:1].isupper()
+            # the word after the label's number is the title's: "Table A1 in the Data Repository"
+            # in running text is no caption, although its "A1" starts with a capital
+            after = i + (1 if alone else 2)
+            titled = after < len(line.words) and line.words[after].text[:1].isupper()
             if match and i == 0 and match.end() == len(line.text) and k + 1 < len(lines):
                 # "Table 1" alone on its line, its title on the next (Elsevier)
                 below = lines[k + 1]
