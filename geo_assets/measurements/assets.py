@@ -15,6 +15,9 @@ from geo_rag_runtime.vocab import vocabulary_version
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
+    # 28: a unit outside the vocabulary is the row's unit as printed, not a note ("U [pmol]", "3He
+    # (×10³)", "10Be (×1000 at g⁻¹)"), and "(m Ma⁻¹)" is a rate, not Ma; a headless column of units
+    # beside a whole-rock table's labels ("SiO2 | (%)") gives each row its unit;
     # 27: a row that names a sample and states a parameter in place of values ("IH-3  J = 0.0106220 ±
     # 0.0000425") is a section row, not a header line; a head naming a quantity with its uncertainty
     # ("36Ar ± 1σ") spans the blank column right of it on a one-line header; a head split "Age ±" |
@@ -62,7 +65,7 @@ from geo_rag_runtime.vocab import vocabulary_version
     # 14: a sparse top header line heads its own column only; a wrapped header's "error)" is no
     # uncertainty column; a continued page takes its first page's caption unit and is cited at its
     # own block; 13: a name before its bracketed value is its sample; ratio columns in Ma are ages
-    code_version=f"measurements-27+vocab.{vocabulary_version()}",
+    code_version=f"measurements-28+vocab.{vocabulary_version()}",
     pool="docstore",
     check_specs=[dg.AssetCheckSpec("rows_with_sample", asset="measurements")],
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "

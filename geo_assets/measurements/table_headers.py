@@ -157,17 +157,28 @@ def _units_named(text: str, skip: set[str]) -> list[str]:
 
 
 def unit_in(text: str) -> str:
+    """The vocabulary unit ``text`` prints: in brackets, else as a word; never one read out of a
+    bracketed unit outside the vocabulary ("(m Ma⁻¹)" is a rate, not Ma)."""
     for match in _BRACKETED_UNIT.finditer(text):
         unit = UNITS.get(match.group(1).strip())
         if unit:
             return unit
+    text = _BRACKETED_UNIT.sub(lambda m: " " if unit_as_printed(m.group(0)) else m.group(0), text)
     return next(iter(_units_named(text, {"%", "K", "My"})), "")
 
 
-# a bracketed unit outside the vocabulary at a header's end: "U [pmol]", "4He (ncc)", "I (cps)", "x (µm)"
+# a bracketed unit outside the vocabulary at a header's end: "U [pmol]", "4He (ncc)", "I (cps)",
+# "x (µm)", a scale ("3He (×10³)", "21/20 (×10⁻³)"), a scale and a unit ("10Be (×1000 at g⁻¹)"), a
+# compound unit ("ε (m Ma⁻¹)", "q (mW m⁻²)", "dT/dz (°C/km)"); a lone "(a)" is a footnote mark, no year
+_SCALE = r"(?:[×x]\s*)?10\s*\^?\s*[-−–]?\d{1,2}|[×x]\s*10{2,}"
+_BASE = r"(?:[pnµμmkfcMG]?(?:mol|g|cc|l|L|m|V|A|s|Hz|W|J|Pa|bar)|atoms?|at|yrs?|Ma|ka|Myr|°C|K|cps|counts?|ppm|ppb)"
+_POWER = r"(?:\s*\^?\s*[-−–]?[1-3](?![\d.]))?"
+_TERM = rf"{_BASE}{_POWER}"
 _OTHER_UNIT = re.compile(
-    r"[\[(]\s*((?:[pnµμmkf]?(?:mol|g|cc|l|L|m|V|A|s)|cps|counts?|mV/Hz)(?:/[a-zA-Z]+)?)\s*[\])]\s*$"
+    rf"[\[(]\s*((?:{_SCALE})(?:\s+{_TERM}(?:\s*[/·⋅ ]\s*{_TERM})*)?|{_TERM}(?:\s*[/·⋅ ]\s*{_TERM})*)"
+    r"\s*[\])]\s*$"
 )
+_RAISED_SCALE = re.compile(r"^([×x]?)\s*10\s*\^?\s*([-−–]?)(\d{1,2})(?=\s|$)")
 
 
 # a column header that sets a condition of a model or an experiment ("λ = 200 (c = 0.01)", "P = 1
@@ -192,8 +203,17 @@ def caption_quantity(caption: str) -> tuple[str, str] | None:
 
 
 def unit_as_printed(header: str) -> str:
+    """The unit outside the vocabulary that ``header`` prints in brackets at its end, as printed but
+    for a scale's lost superscript ("×103" → "×10^3"; "×1000" stays); "" when none."""
     match = _OTHER_UNIT.search(header)
-    return match.group(1) if match else ""
+    if match is None or UNITS.get(match.group(1).strip()):
+        return ""
+    printed = " ".join(match.group(1).split())
+    scale = _RAISED_SCALE.match(printed)
+    if scale and not (scale.group(3).startswith("0") or printed[scale.end(2) :].startswith("00")):
+        sign = "−" if scale.group(2) else ""
+        printed = f"{scale.group(1)}10^{sign}{scale.group(3)}{printed[scale.end() :]}"
+    return printed
 
 
 def strip_units(text: str) -> str:
@@ -355,7 +375,8 @@ def analyte_of(header: str, caption_units: dict[str, str]) -> tuple[str, str, st
     if analyte.kind == "ratio" and re.search(r"\bages?\b", plain, re.IGNORECASE):
         return "age", "age", ""  # "Isotopic Ages" over "207Pb/206Pb": an age, its unit not printed
     own = UNIT_FOR_KIND.get(analyte.kind, "")  # ratios, ε and δ carry their own unit
-    unit = unit_in(plain[analyte.end :]) or own or caption_units.get(analyte.kind, "")
+    after = plain[analyte.end :]
+    unit = unit_in(after) or unit_as_printed(after) or own or caption_units.get(analyte.kind, "")
     if unit == "%" and analyte.kind in {"oxide", "element"}:
         unit = "wt.%"  # "SiO2 %", "S (%)": a concentration in per cent is one by weight
     return analyte.name, analyte.kind, unit

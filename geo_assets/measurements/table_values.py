@@ -409,9 +409,9 @@ def extract_table_values(
     while labels_at[-1] + 1 < width and _wordy(body, labels_at[-1] + 1):
         labels_at.append(labels_at[-1] + 1)
     columns: dict[int, tuple[str, str, str]] = {}  # index -> (analyte, kind, unit)
-    # index -> (unit, where it is printed): a unit outside the vocabulary, from the caption's words
-    # or the header's brackets
-    worded: dict[int, tuple[str, str]] = {}
+    # index -> a unit outside the vocabulary that the caption's words give the column (the header's
+    # own brackets give theirs through analyte_of: "U [pmol]", "3He (×10³)")
+    worded: dict[int, str] = {}
     uncertainty_of: dict[int, int] = {}
     level_of: dict[int, str] = {}
     relative: set[int] = set()
@@ -460,10 +460,9 @@ def extract_table_values(
         if given and given in KNOWN_UNITS and not unit_in(plain_letters(header)):
             header = f"{header} [{given}]"  # the caption's unit, as if the header printed it
         elif given and given not in KNOWN_UNITS:
-            # no ratio, no vocabulary unit: the caption's words go to the notes
-            worded[i] = (given, "caption")
-        elif not unit_in(plain_letters(header)) and (printed := unit_as_printed(plain_letters(header))):
-            worded[i] = (printed, "header")  # "U [pmol]": a unit outside the vocabulary, kept in the notes
+            # a unit outside the vocabulary in the caption's words ("have units of millivolts per
+            # hertz"): the column's unit as the caption prints it
+            worded[i] = given
         own = own_header(rows[1:n_header], i)
         if own and NOT_QUANTITY.match(plain_letters(own).strip(" .:")):
             continue  # "corr. coef." under a group header ("Radiogenic Isotope Ratios")
@@ -603,8 +602,8 @@ def extract_table_values(
             if i in condition:
                 notes.append(f"condition: {condition[i]}")
             if i in worded:
-                unit = ""
-                notes.append("unit {} ({})".format(*worded[i]))
+                unit = worded[i]
+                notes.append(f"unit: {unit} (caption)")
             out.append(
                 TableValue(
                     analyte=name,
@@ -833,7 +832,8 @@ def _as_printed(plain: str) -> tuple[str, str, str]:
     """(analyte, kind, unit) of a quantity outside the vocabulary: the header or label as printed,
     less the unit it prints ("dt [Ma]" → "dt", "TDM (Ma)" → "TDM") and its uncertainty ("36Ar ± 1σ")."""
     plain = " ".join(WITH_UNCERTAINTY.sub(" ", plain).split()) or plain
-    return strip_units(plain) or plain, "other", unit_in(plain)
+    # a bracketed unit outside the vocabulary before any unit word: "ε (m Ma⁻¹)" is a rate
+    return strip_units(plain) or plain, "other", unit_as_printed(plain) or unit_in(plain)
 
 
 def _other_quantity(label: str) -> bool:
@@ -918,6 +918,8 @@ def _samples_as_columns(
     stub = _StubUnit()
     for row in body:
         text = " ".join(row[label].split())
+        if text and _unit_column(headers, row, label):
+            text = f"{text} {' '.join(row[label + 1].split())}"  # "SiO2" | "(%)": the row's unit beside it
         named = analyte_of(text, section_units) if text else None
         if (
             named is None
@@ -973,6 +975,16 @@ def _samples_as_columns(
             out.append(read)
             above[i] = read
     return out
+
+
+def _unit_column(headers: Sequence[str], row: Sequence[str], label: int) -> bool:
+    """Whether the headless column right of the row labels prints this row's unit in brackets
+    ("SiO2 | (%) | 98.25 …"): a column of units between the analytes and the samples."""
+    return (
+        label + 1 < min(len(headers), len(row))
+        and not headers[label + 1].strip()
+        and bool(_UNIT_HEAD.match(row[label + 1].strip()))
+    )
 
 
 @dataclass

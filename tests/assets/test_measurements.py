@@ -925,8 +925,8 @@ def test_a_caption_gives_columns_their_units_and_lends_them_to_a_later_table() -
         age = cells[table, "t"]
         assert (age.analyte, age.unit, age.uncertainty) in {("age", "Ma", 5.7), ("age", "Ma", 6.1)}
         assert (
-            cells[table, "4He/3He"].unit == ""
-            and "unit millivolts per hertz (caption)" in cells[table, "4He/3He"].notes
+            cells[table, "4He/3He"].unit == "millivolts per hertz"
+            and "unit: millivolts per hertz (caption)" in cells[table, "4He/3He"].notes
         )
         assert (table, "x") not in cells  # a coordinate is no measurement
         assert cells[table, "U"].sample == "GJ-1"

@@ -712,8 +712,8 @@ def test_units_in_a_header_or_caption_leave_the_quantity_s_name_and_a_capital_de
     ]
     first = [v for v in extract_table_values(rows) if v.row == "1"]
     assert [(v.analyte, v.unit, v.notes) for v in first] == [
-        ("U", "", ["unit pmol (header)"]),
-        ("He", "", ["unit pmol (header)"]),
+        ("U", "pmol", []),
+        ("He", "pmol", []),
         ("age", "Ma", []),
     ]
 
@@ -1466,3 +1466,38 @@ def test_a_serial_number_column_is_no_quantity() -> None:
     ]
     found = {(v.analyte, v.value) for v in extract_table_values(rows)}
     assert found == {("Length", 26.5), ("Length", 38.0), ("Length", 34.0)}, found
+
+
+def test_units_outside_the_vocabulary_are_the_rows_units_as_printed() -> None:
+    """A noble-gas or cosmogenic-nuclide table prints its units and scales in the heads ("3He
+    (×10³)", "10Be (×1000 at g⁻¹)", "ε (m Ma⁻¹)"): a row without them is off by the scale, and a
+    rate's "Ma⁻¹" is no age unit. A scale's superscript the text layer lost ("×103") is restored."""
+    rows = [
+        ["Sample", "3He (×103)", "21/20 (×10−3)", "10Be (×1000 at g−1)", "ε (m Ma−1)", "Th [fmol]"],
+        ["T7", "66.3", "2.93", "371", "113", "365"],
+    ]
+    found = {v.column: (v.analyte, v.unit) for v in extract_table_values(rows)}
+    assert found == {
+        "3He (×103)": ("3He", "×10^3"),
+        "21/20 (×10−3)": ("21/20", "×10^−3"),
+        "10Be (×1000 at g−1)": ("10Be", "×1000 at g−1"),
+        "ε (m Ma−1)": ("ε", "m Ma−1"),
+        "Th [fmol]": ("Th", "fmol"),
+    }
+
+
+def test_a_column_of_units_beside_the_labels_gives_each_row_its_unit() -> None:
+    """A whole-rock table with its samples as columns and a headless column of units between the
+    analytes and the samples ("SiO2 | (%) | 98.25 …", GSA Bulletin)."""
+    rows = [
+        ["", "", "CZ-02", "WALZ-01", "IBR-2"],
+        ["SiO2", "(%)", "98.25", "91.55", "97.41"],
+        ["TiO2", "(%)", "0.16", "0.178", "0.152"],
+        ["MgO", "(%)", "0*", "0.01", "0.09"],
+        ["Rb", "(ppm)", "12", "40", "18"],
+    ]
+    found = {(v.analyte, v.sample): (v.value, v.unit) for v in extract_table_values(rows)}
+    assert found[("SiO2", "CZ-02")] == (98.25, "wt.%")
+    assert found[("MgO", "IBR-2")] == (0.09, "wt.%")
+    assert found[("Rb", "WALZ-01")] == (40.0, "ppm")
+    assert len(found) == 12
