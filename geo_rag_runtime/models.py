@@ -156,7 +156,9 @@ class Measurement(BaseModel):
     analyte: str
     value: float | None
     value_max: float | None = None
-    unit: str = ""  # wt.%, ppm, ppb, mol%, ‰, epsilon, Ma, ka, Ga, °C, K, GPa, kbar, ratio, % or ""
+    # wt.%, ppm, ppb, mol%, ‰, epsilon, Ma, ka, Ga, °C, K, GPa, kbar, ratio, % or ""; a table's unit
+    # outside that vocabulary as printed ("pmol", "×10^3", "×1000 at g−1", "m Ma−1")
+    unit: str = ""
     uncertainty: float | None = None
     uncertainty_level: str = ""  # 1σ, 2σ, 2SE … only when the paper states it
     qualifier: str = ""  # <, >, ~, range, bdl, nd

@@ -346,9 +346,24 @@ def _unmarked(label: str) -> str:
 _NAME_OVER_UNIT = re.compile(r"^(?P<name>\S+)\s+(?P<unit>wt\.?\s?%|ppm|ppb|%|mol\.?\s?%)$")
 
 
+# an oxide whose subscripts the text layer prints in square brackets ("SiO[2]", "Al[2]O[3]", a
+# typesetting of Lithos tables)
+_BRACKETED_SUBSCRIPT = re.compile(r"(?<=[A-Za-z])\[(\d{1,2})\](?=[A-Z(\s]|$)")
+
+
+def _subscripts_joined(header: str) -> str:
+    """``header`` with an oxide's bracketed subscripts printed as digits ("SiO[2] (wt.%)" → "SiO2
+    (wt.%)"); as it is when what the brackets hold is no oxide's ("ln[206Pb/238U]", "s[t]")."""
+    joined = _BRACKETED_SUBSCRIPT.sub(r"\1", header)
+    if joined == header:
+        return header
+    formula = joined.split()[0] if joined.split() else ""
+    return joined if re.fullmatch(OXIDE, formula) else header
+
+
 def analyte_of(header: str, caption_units: dict[str, str]) -> tuple[str, str, str] | None:
     """(analyte, kind, unit) a header names; None when it names none."""
-    header = _unmarked(header)
+    header = _subscripts_joined(_unmarked(header))
     # "Age (Ma)", "U-Pb Age": a table's headers are capitalised where running text is not
     plain = re.sub(r"\b(?:Age|Ages|AGE|AGES)\b", lambda m: m.group(0).lower(), plain_letters(header))
     bare = strip_units(plain)
@@ -451,7 +466,7 @@ def shared_uncertainty(header: str) -> str | None:
 
 
 def names_analyte(label: str) -> bool:
-    label = _unmarked(label)
+    label = _subscripts_joined(_unmarked(label))
     bare = strip_units(plain_letters(label))
     if bare in SYMBOLS or re.fullmatch(OXIDE, bare):
         return True

@@ -110,6 +110,8 @@ _CELL = re.compile(
 _SERIAL = re.compile(r"^(?:s\s*/\s*no|sl?\.?\s*no)\.?$", re.IGNORECASE)
 # a header whose cells print two quantities, one over the other: a percentage and a count ("(%,n)")
 _PERCENT_AND_COUNT = re.compile(r"\(\s*%\s*,\s*n\s*\)|\(\s*n\s*,\s*%\s*\)")
+# the counts of a fission-track table's induced and dosimeter tracks (beside "Ns"): no Ni or Nd
+_TRACK_COUNT = re.compile(r"^N[id]$")
 # the "±" an uncertainty column prints before its numbers
 _SIGNED_UNCERTAINTY = re.compile(r"^\s*(?:±|\+/-)\s*(?=[\d.])")
 _DISCORDANCE = re.compile(
@@ -417,6 +419,10 @@ def extract_table_values(
     relative: set[int] = set()
     percent: set[int] = set()  # columns in the percent the caption says the table's values are in
     timed: dict[int, str] = {}  # columns of initial isotope ratios, εNd(t) or εNd(0): their note
+    group_of: dict[int, str] = {}  # columns named by their own head under a group header: the group
+    # a fission-track table counts spontaneous, induced and dosimeter tracks ("Ns", "Ni", "Nd")
+    counts: set[int] = set()  # columns of counts and identifiers: not read, but they mark repeated blocks
+    tracks = any(re.fullmatch(r"Ns", h.split()[-1]) for h in map(plain_letters, headers) if h.split())
     for i, header in enumerate(headers):
         if i <= labels_at[-1] or not header:
             continue
@@ -476,6 +482,9 @@ def extract_table_values(
             continue  # "39Ar(k) (%,n)": a share and a count of steps, one over the other in a cell
         if _SERIAL.match(plain_letters(header).strip()):
             continue  # "S/NO": the rows' serial numbers, no S/N ratio
+        if tracks and _TRACK_COUNT.match(plain_letters(own or header).split()[-1]):
+            counts.add(i)
+            continue  # "Ni" beside "Ns" in a fission-track table: induced tracks counted, no nickel
         if _DISCORDANCE.match(plain_letters(own or header).strip()):
             # "Disc %" under a group header "Reported age": the discordance, not an age
             columns[i] = ("discordance", "other", "%" if "%" in (own or header) else "")
@@ -488,6 +497,8 @@ def extract_table_values(
         if named is None:
             plain = " ".join(plain_letters(header).split())
             if NOT_QUANTITY.match(plain.strip(" .:")) or len(plain) > 90 or _nameless(plain):
+                if NOT_QUANTITY.match(plain.strip(" .:")):
+                    counts.add(i)
                 continue
             top = rows[0][i].strip()
             grouped = (
@@ -497,9 +508,19 @@ def extract_table_values(
                 and any(0 <= j < width and rows[0][j].strip() == top for j in (i - 1, i + 1))
             )
             if grouped:  # under a group header ("Compositional Parameters"): the column's own words
+                group = plain
                 plain = " ".join(plain_letters(own).split())
                 if _nameless(plain):
                     continue  # "+2" (its "σ" lost) under "Isotopic ratios and 2σ (%) errors": no name
+                group_of[i] = group.removesuffix(plain).strip()
+            elif spread := _group_words(
+                plain, bottom, [headers[j] for j in (i - 1, i + 1) if 0 <= j < width]
+            ):
+                # a group header printed once over the columns it spans ("In situ statistics" over
+                # "N D I k α95"): the column's own head names the quantity, the group is a note
+                group_of[i], plain = spread, bottom
+                if NOT_QUANTITY.match(plain.strip(" .:")):
+                    continue  # "N" under "In situ statistics": a count, no nitrogen
             named = _as_printed(plain)
         if (
             in_percent
@@ -527,7 +548,7 @@ def extract_table_values(
         (j for j in labels_at if headers and MATERIAL_HEADER.match(plain_letters(headers[j]))), None
     )
     out: list[TableValue] = []
-    nth = _blocks(headers, sorted(columns))
+    nth = _blocks(headers, sorted({*columns, *counts}))
     section = ""  # the sample a section row names for the rows under it
     above = ""  # the last sample the sample column printed
     run: set[str] = set()  # the samples of the data rows since the last sentence or section row
@@ -601,6 +622,8 @@ def extract_table_values(
                 notes.append(timed[i])
             if i in condition:
                 notes.append(f"condition: {condition[i]}")
+            if group_of.get(i):
+                notes.append(f"group: {group_of[i]}")
             if i in worded:
                 unit = worded[i]
                 notes.append(f"unit: {unit} (caption)")
@@ -834,6 +857,19 @@ def _as_printed(plain: str) -> tuple[str, str, str]:
     plain = " ".join(WITH_UNCERTAINTY.sub(" ", plain).split()) or plain
     # a bracketed unit outside the vocabulary before any unit word: "ε (m Ma⁻¹)" is a rate
     return strip_units(plain) or plain, "other", unit_as_printed(plain) or unit_in(plain)
+
+
+def _group_words(header: str, bottom: str, beside: Sequence[str]) -> str:
+    """The words of a group header that the grid spread over this column and joined to its own head
+    (``bottom``, its last header line), when a column beside it starts with the same words; else ""."""
+    bottom = " ".join(bottom.split())
+    if not bottom or header == bottom or not header.endswith(f" {bottom}"):
+        return ""
+    if _numeric(bottom):
+        return ""  # "1.3" under "2s": a value in the header rows, no head
+    group = header.removesuffix(bottom).strip()
+    shared = any(" ".join(plain_letters(h).split()).startswith(f"{group} ") for h in beside)
+    return group if shared else ""
 
 
 def _other_quantity(label: str) -> bool:

@@ -199,7 +199,7 @@ def test_a_list_of_tables_entry_is_no_caption(tmp_path: Path) -> None:
 
 
 def test_a_table_named_in_running_text_is_no_caption(tmp_path: Path) -> None:
-    """"Table A1 in the GSA Data Repository …" starting a line of running text below a table names
+    """ "Table A1 in the GSA Data Repository …" starting a line of running text below a table names
     a table printed elsewhere: it is no caption, and the table above is read once, as the caption
     over it says (a GSA Bulletin page had given the same rows a second time as "Table A1")."""
     lines = [(80.0, [(72.0, "Title of the paper")]), (110.0, [(72.0, "TABLE 2. MAJOR ELEMENT GEOCHEMISTRY")])]

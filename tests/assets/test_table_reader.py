@@ -1501,3 +1501,65 @@ def test_a_column_of_units_beside_the_labels_gives_each_row_its_unit() -> None:
     assert found[("MgO", "IBR-2")] == (0.09, "wt.%")
     assert found[("Rb", "WALZ-01")] == (40.0, "ppm")
     assert len(found) == 12
+
+
+def test_an_oxide_printed_with_its_subscripts_in_brackets_is_that_oxide() -> None:
+    """A Lithos table's text layer prints "SiO[2]", "Al[2]O[3]": the oxides SiO2 and Al2O3, so that a
+    search for SiO2 finds them; brackets that hold no oxide's subscript ("s[t]") stay as printed."""
+    rows = [
+        ["", "PG-1", "PG-2", "PG-3"],
+        ["SiO[2]", "87.54", "72.09", "82.64"],
+        ["Al[2]O[3]", "5.55", "8.63", "7.81"],
+        ["K[2]O", "0.83", "2.32", "1.36"],
+    ]
+    found = {(v.analyte, v.sample): v for v in extract_table_values(rows, "Major elements (wt.%)")}
+    assert (found[("SiO2", "PG-1")].value, found[("SiO2", "PG-1")].unit) == (87.54, "wt.%")
+    assert found[("Al2O3", "PG-3")].row == "Al[2]O[3]"  # the label as printed
+    assert found[("K2O", "PG-2")].value == 2.32
+
+
+def test_a_group_header_printed_once_over_its_columns_names_no_quantity() -> None:
+    """A paleomagnetic table prints "In situ statistics" once over "N D ΔD I k α95" and "Tilt
+    corrected" over "Dec Inc": each column's own head is its quantity, the group a note; the count
+    "N" under the group is no nitrogen."""
+    rows = [
+        ["Code", "Latitude", "Longitude", "In situ", "", "", "", "", "Tilt", "", "Strike", "Dip"],
+        ["", "", "", "statistics", "", "", "", "", "corrected", "", "", ""],
+        ["", "", "", "N", "D", "ΔD", "I", "α95", "Dec", "Inc", "", ""],
+        ["BD01", "38.027", "-8.430", "24", "100.5", "4.94", "9.68", "5.97", "108.12", "-19.64", "329", "73"],
+        ["BD03", "37.349", "-8.321", "46", "144.25", "3.04", "21.58", "3.42", "", "", "320", "56"],
+    ]
+    found = {(v.row, v.analyte): v for v in extract_table_values(rows)}
+    assert {a for r, a in found if r == "BD01"} == {"D", "I", "α95", "Dec", "Inc", "Strike", "Dip"}
+    declination = found[("BD01", "D")]
+    assert (declination.value, declination.uncertainty) == (100.5, 4.94)
+    assert "group: In situ statistics" in declination.notes
+    assert "group: Tilt corrected" in found[("BD01", "Dec")].notes
+
+
+def test_a_fission_track_tables_track_counts_are_no_nickel() -> None:
+    """ "Ns", "Ni" and "Nd" head a fission-track table's counts of spontaneous, induced and dosimeter
+    tracks: counts, like "Ns", never nickel or neodymium concentrations."""
+    rows = [
+        ["Sample", "Ns", "ρs", "Ni", "ρi", "Nd", "Age (Ma)"],
+        ["JR1", "326", "1.68", "1679", "8.66", "2128", "13.3 ± 0.9"],
+        ["JR2", "512", "2.14", "1771", "7.40", "2128", "71.9 ± 3.2"],
+    ]
+    found = {(v.row, v.analyte) for v in extract_table_values(rows)}
+    assert not {a for _, a in found} & {"Ni", "Nd", "Ns"}
+    assert ("JR1", "age") in found
+    rows[0] = ["Sample", "Nb", "ρs", "Ni", "ρi", "Nd", "Age (Ma)"]  # no "Ns": concentrations
+    assert {"Ni", "Nd"} <= {v.analyte for v in extract_table_values(rows)}
+    # "Ns Ni Age err" printed twice across the page, a grain in each: both grains' ages are kept
+    rows = [
+        ["", "Ns", "Ni", "Age", "err", "Ns", "Ni", "Age", "err"],
+        ["JR1", "4", "52", "23.1", "12", "2", "85", "7.1", "5.1"],
+        ["JR2", "12", "319", "11.3", "3.3", "12", "267", "13.5", "4"],
+    ]
+    ages = {(v.row, v.apart): (v.value, v.uncertainty) for v in extract_table_values(rows)}
+    assert ages == {
+        ("JR1", ""): (23.1, 12.0),
+        ("JR1", "column 2"): (7.1, 5.1),
+        ("JR2", ""): (11.3, 3.3),
+        ("JR2", "column 2"): (13.5, 4.0),
+    }
