@@ -49,14 +49,17 @@ def _names(joined: str) -> set[str]:
 
 def _take(unmatched: list[dict[str, str]], value: Any, *, with_max: bool = True) -> dict[str, str] | None:
     """The first unmatched gold row with the value's (analyte, value[, value_max], unit), removed;
-    ``value`` is a TextValue or a TableValue (tables have no ranges)."""
+    ``value`` is a TextValue or a TableValue (tables have no ranges). The gold names units of the
+    vocabulary only (one outside it, "pmol", is empty there), so a row's unit is compared as such."""
+    from geo_assets.measurements.table_headers import vocabulary_unit
+
     names = {value.analyte, "T" if value.analyte in {"Tp", "Tex"} else value.analyte}  # gold README: T
     for g in unmatched:
         if (
             g["analyte"] in names
             and _same(_float(g["value"]), value.value)
             and (not with_max or _same(_float(g["value_max"]), value.value_max))
-            and g["unit"] == value.unit
+            and g["unit"] == vocabulary_unit(value.unit)
         ):
             unmatched.remove(g)
             return g

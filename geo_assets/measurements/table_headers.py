@@ -270,6 +270,12 @@ _UNIT_WORDS = {
 KNOWN_UNITS = set(UNITS.values())
 
 
+def vocabulary_unit(unit: str) -> str:
+    """``unit`` when it is in the unit vocabulary (wt.%, ppm, Ma, ratio …), else "": how the gold
+    sets, labelled before table rows kept units outside it ("pmol", "×10^3"), state a row's unit."""
+    return unit if unit in KNOWN_UNITS or unit in UNIT_FOR_KIND.values() else ""
+
+
 # a caption that says the table's values are percentages: "All discordance values are expressed as
 # percentages", "Relative Abundances (in Area Percent)", "β in %"; columns named by their own words
 # and given no unit otherwise take "%"

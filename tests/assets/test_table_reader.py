@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from geo_assets.ingest.pdf.word_tables import page_word_tables
+from geo_assets.measurements.table_headers import vocabulary_unit
 from geo_assets.measurements.table_values import extract_table_values
 
 REPO = Path(__file__).resolve().parents[2]
@@ -1484,6 +1485,14 @@ def test_units_outside_the_vocabulary_are_the_rows_units_as_printed() -> None:
         "ε (m Ma−1)": ("ε", "m Ma−1"),
         "Th [fmol]": ("Th", "fmol"),
     }
+    # the gold sets name vocabulary units only: a unit outside it is scored as none there
+    assert [vocabulary_unit(u) for u in ("fmol", "×10^3", "ppm", "ratio", "wt.%")] == [
+        "",
+        "",
+        "ppm",
+        "ratio",
+        "wt.%",
+    ]
 
 
 def test_a_column_of_units_beside_the_labels_gives_each_row_its_unit() -> None:
