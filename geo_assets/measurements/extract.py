@@ -38,12 +38,14 @@ from geo_assets.measurements.samples import (
     as_printed,
     caption_samples,
     known_names,
+    label_identifier,
     normalise_names,
     sample_for_label,
     sample_key,
     sample_mentions,
     samples_for_values,
 )
+from geo_assets.measurements.table_headers import UNCERTAINTY_ROW, names_analyte
 from geo_assets.measurements.table_values import TableValue, extract_table_values, header_rows
 from geo_assets.measurements.text_values import TextValue, extract_text_values
 from geo_rag_runtime import contract
@@ -204,6 +206,9 @@ def _table_rows(
             if not value.sample and len(in_caption) == 1:
                 value.sample = next(iter(in_caption.values()))
                 value.notes.append("sample: the one the caption names")
+            if not value.sample and (identifier := _identifier_row(value.row)):
+                value.sample = identifier  # "BGC-5", "T12": the row is that item's analysis
+                value.notes.append("sample: the row label, an identifier")
             out.append(
                 Measurement(
                     measurement_id=contract.measurement_id(
@@ -229,6 +234,14 @@ def _table_rows(
                 )
             )
     return out
+
+
+def _identifier_row(row: str) -> str:
+    """The identifier a table row's label is (:func:`label_identifier`), unless the label names an
+    analyte ("Fe2O3T") or an uncertainty ("1SD"): a row of values measured on that item."""
+    if not row or names_analyte(row) or UNCERTAINTY_ROW.match(row):
+        return ""
+    return label_identifier(row)
 
 
 def _material(text: str) -> str:

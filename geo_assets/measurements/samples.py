@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from geo_assets.measurements.text_values import ELEMENT_SYMBOLS
+from geo_assets.measurements.text_values import ELEMENT_SYMBOLS, SYMBOLS
 from geo_rag_runtime.measurements import sample_key  # one form for ingest and questions alike
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "SampleMention",
     "as_printed",
     "caption_samples",
+    "label_identifier",
     "normalise_names",
     "sample_for_label",
     "sample_key",
@@ -273,6 +274,35 @@ def normalise_names(samples: Iterable[str]) -> dict[str, str]:
     for name, _ in counts.most_common():
         best.setdefault(sample_key(name), name)
     return {name: best[sample_key(name)] for name in counts}
+
+
+_ELEMENT_MASS = re.compile(r"([A-Z][a-z]?)(\d{1,3})")
+# the symbols' atomic numbers: SYMBOLS is ordered H … Bi (Tc left out), then Th and U
+_BY_NUMBER = [*SYMBOLS[: SYMBOLS.index("Ru")], "Tc", *SYMBOLS[SYMBOLS.index("Ru") : SYMBOLS.index("Bi") + 1]]
+_ATOMIC_NUMBER = {s: i + 1 for i, s in enumerate(_BY_NUMBER)} | {"Th": 90, "U": 92}
+_NO_ITEM = re.compile(r"(?i:step|stage|run\b)|[AaαΑ]95", re.IGNORECASE)
+# a row label that is one token of letters and digits ("BGC-5", "NEM-26/27", "T12", "CRPG-2")
+_IDENTIFIER_LABEL = re.compile(rf"[A-Za-z0-9]+(?:[-_/.{_HYPHENS}][A-Za-z0-9]+)*[*†‡⁎]?")
+
+
+def label_identifier(label: str) -> str:
+    """The row label itself when it is an identifier of what the row's values were measured on (one
+    token with a capital letter and a digit, no formula, isotope, unit or word part: "BGC-5",
+    "NEM-26/27", "T12"), as printed and without a footnote mark; else "" ("4A", "SiO2", "1",
+    "10-duplicate-1", "Roof contact"). For the rows of a table whose paper names its samples
+    nowhere else, and whose label column is not headed "Sample"."""
+    name = as_printed(label)
+    if len(name) > 24 or not _IDENTIFIER_LABEL.fullmatch(name):
+        return ""
+    name = name.rstrip("*†‡⁎")
+    if _NO_ITEM.match(name):
+        return ""  # a heating step, a paleomagnetic confidence angle
+    isotope = _ELEMENT_MASS.fullmatch(name)
+    if isotope and isotope.group(1) in _ATOMIC_NUMBER:
+        z = _ATOMIC_NUMBER[isotope.group(1)]
+        if z <= int(isotope.group(2)) <= 3 * z:
+            return ""  # "U238", "Al26", "Cl36": an isotope written symbol first (its mass ≥ Z)
+    return name if _is_sample_name(name, after_word=False) else ""
 
 
 def sample_for_label(label: str, known: Iterable[str]) -> str:

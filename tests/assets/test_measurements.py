@@ -893,8 +893,9 @@ def test_a_table_row_s_material_from_its_rock_type_cell_or_the_caption() -> None
 
 def test_a_caption_gives_columns_their_units_and_lends_them_to_a_later_table() -> None:
     """ "U, s[U] … have units of parts per million; t and s[t] are in millions of years": the columns
-    read as "U [ppm]" and "t [Ma]" (an age); a unit outside the vocabulary stays in words in the
-    notes, not a ratio; a table whose caption says it follows Table 1's convention takes its units."""
+    read as "U [ppm]" and "t [Ma]" (an age); a unit outside the vocabulary is the column's unit in
+    the caption's words, not a ratio; a table whose caption says it follows Table 1's convention
+    takes its units."""
     from geo_assets.ingest.cleaned_paper import clean_paper
     from geo_assets.measurements.extract import paper_measurements
     from geo_assets.measurements.table_values import caption_column_units
@@ -1207,3 +1208,34 @@ def test_epsilon_and_delta_typed_without_greek_letters() -> None:
     assert [v.analyte for v in extract_text_values("At the end of the sequence, 300 Ma ago, dD rose.")] == [
         "age"
     ]
+
+
+def test_a_row_label_that_is_an_identifier_names_the_rows_sample() -> None:
+    """A table whose label column is not headed "Sample" and whose paper names the items nowhere
+    else ("BGC-5", "CRPG-2": aliquots measured by two laboratories): each row's values are that
+    item's. Heating steps, oxides and uncertainty rows are no items."""
+    from geo_assets.ingest.cleaned_paper import clean_paper
+    from geo_assets.measurements.extract import paper_measurements
+    from geo_rag_runtime.models import Caption, Paper, Section
+
+    aliquots = Caption(kind="table", label="Table 1", page=4, text="Neon isotope results.",
+                       rows=[["Lab", "T [°C]", "21/20 [10−3]"], ["BGC-5", "800", "3.12"], ["CRPG-2", "1200", "2.98"]])  # fmt: skip
+    steps = Caption(kind="table", label="Table 2", page=5, text="Step heating of the sanidine.",
+                    rows=[["Step", "T [°C]", "40Ar/39Ar"], ["1", "600", "12.31"], ["2", "800", "11.90"]])  # fmt: skip
+    oxides = Caption(kind="table", label="Table 3", page=6, text="Major elements (wt.%).",
+                     rows=[["", "Mean", "1SD"], ["Fe2O3T", "7.21", "0.12"], ["MgO", "4.02", "0.08"]])  # fmt: skip
+    paper = Paper(
+        paper_id="p9", source_file="n.pdf", title="Ne", sha256="0" * 64,
+        sections=[Section(heading="Methods", paragraphs=["Quartz was step-heated."])],
+        captions=[aliquots, steps, oxides],
+    )  # fmt: skip
+    rows = [r for r in paper_measurements(clean_paper(paper), [], paper.captions) if r.source_type == "table"]
+    by_table = {
+        label: {(r.row, r.sample) for r in rows if r.table_label == label}
+        for label in ("Table 1", "Table 2", "Table 3")
+    }
+    assert by_table["Table 1"] == {("BGC-5", "BGC-5"), ("CRPG-2", "CRPG-2")}
+    assert all(
+        r.notes[-1] == "sample: the row label, an identifier" for r in rows if r.table_label == "Table 1"
+    )
+    assert {s for _, s in by_table["Table 2"]} == {""} and {s for _, s in by_table["Table 3"]} == {""}
