@@ -171,7 +171,7 @@ def unit_in(text: str) -> str:
 # "x (µm)", a scale ("3He (×10³)", "21/20 (×10⁻³)"), a scale and a unit ("10Be (×1000 at g⁻¹)"), a
 # compound unit ("ε (m Ma⁻¹)", "q (mW m⁻²)", "dT/dz (°C/km)"); a lone "(a)" is a footnote mark, no year
 _SCALE = r"(?:[×x]\s*)?10\s*\^?\s*[-−–]?\d{1,2}|[×x]\s*10{2,}"
-_BASE = r"(?:[pnµμmkfcMG]?(?:mol|g|cc|l|L|m|V|A|s|Hz|W|J|Pa|bar)|atoms?|at|yrs?|Ma|ka|Myr|°C|K|cps|counts?|ppm|ppb)"
+_BASE = r"(?:[pnµμmkfcMG]?(?:mol|g|cc|l|L|m|V|A|s|Hz|W|J|Pa|bar)|atoms?|at|yrs?|Ma|ka|Myr|°C|°|K|cps|counts?|ppm|ppb)"
 _POWER = r"(?:\s*\^?\s*[-−–]?[1-3](?![\d.]))?"
 _TERM = rf"{_BASE}{_POWER}"
 _OTHER_UNIT = re.compile(
@@ -214,6 +214,19 @@ def unit_as_printed(header: str) -> str:
         sign = "−" if scale.group(2) else ""
         printed = f"{scale.group(1)}10^{sign}{scale.group(3)}{printed[scale.end() :]}"
     return printed
+
+
+# a caption's first sentence that ends in a bracketed unit: "Cosmogenic-nuclide data (×10⁴ atoms g⁻¹)"
+_CAPTION_UNIT = re.compile(r"^[^.;:]*?(\([^()]+\))\s*(?:[.;:]|$)")
+
+
+def caption_printed_unit(caption: str) -> str:
+    """The unit outside the vocabulary that a caption gives the whole table, printed in brackets at
+    the end of its first sentence ("Cosmogenic-nuclide data (×104 atoms g−1)" → "×10^4 atoms g−1");
+    "" when none, or when the bracket stands inside the sentence ("elevations (m) and ages": one
+    column's)."""
+    match = _CAPTION_UNIT.match(" ".join(plain_letters(caption).split()))
+    return unit_as_printed(match.group(1)) if match else ""
 
 
 def strip_units(text: str) -> str:

@@ -80,6 +80,7 @@ from geo_assets.measurements.table_headers import (
     WITH_UNCERTAINTY,
     analyte_of,
     caption_column_units,
+    caption_printed_unit,
     caption_quantity,
     column_headers,
     names_analyte,
@@ -386,6 +387,7 @@ def extract_table_values(
     column_units = {**caption_column_units(definitions), **caption_column_units(caption)}
     in_percent = bool(PERCENT_CAPTION.search(plain_letters(caption)))  # "values are expressed as percentages"
     quantity = caption_quantity(plain_letters(caption))
+    table_unit = caption_printed_unit(caption)  # one unit outside the vocabulary for the whole table
     condition: dict[int, str] = {}  # index -> the condition a column's header sets
     body = rows[n_header:]
     # the labels of rows that print values (not section rows, "Trace elements (ppm)", nor "2σ" rows)
@@ -531,6 +533,9 @@ def extract_table_values(
         ):
             named = (named[0], "other", "%")  # "All discordance values are expressed as percentages"
             percent.add(i)
+        elif named[1] in {"other", "element"} and not named[2] and not given and table_unit:
+            named = (named[0], named[1], table_unit)  # "Cosmogenic-nuclide data (×10⁴ atoms g⁻¹)"
+            worded[i] = table_unit
         columns[i] = named
         note = time_note(headers[i]) if named[1] in {"ratio", "epsilon"} else ""
         if note:

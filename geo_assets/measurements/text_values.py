@@ -69,6 +69,7 @@ UNITS: dict[str, str] = {
     "°C": "°C",
     "◦C": "°C",
     "ºC": "°C",
+    "oC": "°C",  # "ºC" (an ordinal o, not a degree sign) as plain_letters folds it
     "K": "K",
     "GPa": "GPa",
     "kbar": "kbar",

@@ -1572,3 +1572,25 @@ def test_a_fission_track_tables_track_counts_are_no_nickel() -> None:
         ("JR2", ""): (11.3, 3.3),
         ("JR2", "column 2"): (13.5, 4.0),
     }
+
+
+def test_a_caption_that_ends_in_a_unit_gives_it_to_the_columns_that_print_none() -> None:
+    """ "Cosmogenic-nuclide data (×10⁴ atoms g⁻¹)": every nuclide column holds concentrations in that
+    unit (the superscript flattened to "×104" read back); a bracket inside the caption's sentence
+    ("elevations (m) and ages") is one column's, not the table's. "(ºC)" with an ordinal o and a
+    bare degree sign "(°)" are units too."""
+    rows = [
+        ["Sample ID", "26Al", "σ(26Al)", "21Ne", "σ(21Ne)", "T (ºC)", "Strike (°)"],
+        ["1", "163.0", "7.1", "1,990", "46", "20", "329"],
+    ]
+    found = {
+        v.column: (v.analyte, v.unit, v.uncertainty)
+        for v in extract_table_values(rows, "Cosmogenic-nuclide data (×104 atoms g−1)")
+    }
+    assert found["26Al"] == ("26Al", "×10^4 atoms g−1", 7.1)
+    assert found["21Ne"] == ("21Ne", "×10^4 atoms g−1", 46.0)
+    assert found["T (ºC)"][:2] == ("T", "°C") and found["Strike (°)"][:2] == ("Strike", "°")
+    inside = {
+        v.column: v.unit for v in extract_table_values(rows, "Sample locations, elevations (m) and ages")
+    }
+    assert inside["26Al"] == ""
