@@ -388,6 +388,7 @@ def extract_table_values(
     in_percent = bool(PERCENT_CAPTION.search(plain_letters(caption)))  # "values are expressed as percentages"
     quantity = caption_quantity(plain_letters(caption))
     table_unit = caption_printed_unit(caption)  # one unit outside the vocabulary for the whole table
+    bracket_level = _bracket_level(plain_letters(f"{caption} {footnotes}"))
     condition: dict[int, str] = {}  # index -> the condition a column's header sets
     body = rows[n_header:]
     # the labels of rows that print values (not section rows, "Trace elements (ppm)", nor "2σ" rows)
@@ -563,8 +564,21 @@ def extract_table_values(
     keys = _RowKeys(
         Counter(" / ".join(" ".join(r[j].split()) for j in labels_at if r[j].strip()) for r in body)
     )
+    last: dict[int, TableValue] = {}  # column -> the value the row above printed there
+    counted = bool(_COUNT_IN_BRACKETS.search(plain_letters(f"{caption} {footnotes}")))
     for row in body:
         cells = row
+        brackets = None if counted else _bracketed_row(cells, labels_at)
+        if brackets:  # "(0.0020)  (0.0063) …" under a row of values: their uncertainties
+            for j, number in brackets.items():
+                # smaller than its value: "0.70350 (12)" counts the last digits, no ±12
+                held = last.get(j)
+                if held is not None and held.uncertainty is None and held.value and number < abs(held.value):
+                    held.uncertainty, held.uncertainty_level = number, bracket_level
+                    held.notes.append("uncertainty: printed in brackets under the value")
+            last = {}
+            continue
+        last = {}
         text = " ".join(cells[label].split())
         filled = [j for j, c in enumerate(cells) if c.strip()]
         stated = _stated_row(cells, label) if text else ""
@@ -649,6 +663,7 @@ def extract_table_values(
                     apart=place.apart(nth[i]),
                 )
             )
+            last[i] = out[-1]
     return _age_unit_from_sentences(out)
 
 
@@ -862,6 +877,43 @@ def _as_printed(plain: str) -> tuple[str, str, str]:
     plain = " ".join(WITH_UNCERTAINTY.sub(" ", plain).split()) or plain
     # a bracketed unit outside the vocabulary before any unit word: "ε (m Ma⁻¹)" is a rate
     return strip_units(plain) or plain, "other", unit_as_printed(plain) or unit_in(plain)
+
+
+_BRACKETED_NUMBER = re.compile(rf"^\(\s*({_NUM})\s*\)$")
+# a caption or footnote that says the bracketed numbers count something: "(n) number of analyses"
+_COUNT_IN_BRACKETS = re.compile(
+    r"(?:parenthes[ie]s|brackets)[^.;]{0,60}\b(?:numbers?\s+of|n\b|counts?|analyses)"
+    r"|\b(?:numbers?\s+of\s+\w+|n)\s+(?:(?:is|are)\s+)?(?:given\s+|shown\s+)?in\s+(?:parenthes[ie]s|brackets)",
+    re.IGNORECASE,
+)
+# the level a caption or footnote gives the uncertainties in brackets: "2σ errors in parentheses"
+_BRACKET_LEVEL = re.compile(
+    r"([12])\s*(?:σ|sigma|s\b|SD|SE)[^.;]{0,50}(?:parenthes[ie]s|brackets)"
+    r"|(?:parenthes[ie]s|brackets)[^.;]{0,50}?([12])\s*(?:σ|sigma|s\b|SD|SE)",
+    re.IGNORECASE,
+)
+
+
+def _bracket_level(text: str) -> str:
+    match = _BRACKET_LEVEL.search(text)
+    return f"{match.group(1) or match.group(2)}σ" if match else ""
+
+
+def _bracketed_row(cells: Sequence[str], labels_at: Sequence[int]) -> dict[int, float] | None:
+    """Column → number of a row that prints only bracketed numbers under blank labels ("(0.0020)
+    (0.0063) (21)"): the uncertainties of the row above, set on a line of their own; else None."""
+    if any(cells[j].strip() for j in labels_at if j < len(cells)):
+        return None
+    found: dict[int, float] = {}
+    for j, cell in enumerate(cells):
+        if j in labels_at or not cell.strip():
+            continue
+        match = _BRACKETED_NUMBER.match(plain_letters(cell).strip())
+        number = parse_number(match.group(1)) if match else None
+        if number is None:
+            return None
+        found[j] = number
+    return found or None
 
 
 def _group_words(header: str, bottom: str, beside: Sequence[str]) -> str:

@@ -1594,3 +1594,24 @@ def test_a_caption_that_ends_in_a_unit_gives_it_to_the_columns_that_print_none()
         v.column: v.unit for v in extract_table_values(rows, "Sample locations, elevations (m) and ages")
     }
     assert inside["26Al"] == ""
+
+
+def test_uncertainties_in_brackets_on_the_line_under_the_values() -> None:
+    """A U–Th–He table prints each analysis's 2σ in brackets on a line of its own under its values;
+    a caption that says the brackets count analyses keeps them out, and "0.70350" over "(12)" (the
+    last digits' uncertainty) is not given ±12."""
+    rows = [
+        ["#", "fU", "fHe", "t1", "87Sr/86Sr"],
+        ["B188.1", "0.3793", "0.3219", "431", "0.70350"],
+        ["", "(0.0063)", "(0.0045)", "(21)", "(12)"],
+        ["B188.2", "0.3927", "0.3412", "447", "0.70361"],
+        ["", "(0.0064)", "(0.0043)", "(27)", "(9)"],
+    ]
+    caption = "U-Th-He data; 2σ analytical uncertainties are given in parentheses."
+    found = {(v.row, v.column): v for v in extract_table_values(rows, caption)}
+    assert (found[("B188.1", "fU")].uncertainty, found[("B188.1", "fU")].uncertainty_level) == (0.0063, "2σ")
+    assert found[("B188.2", "t1")].uncertainty == 27.0
+    assert found[("B188.1", "87Sr/86Sr")].uncertainty is None
+    assert len(found) == 8  # the bracket lines are no rows of their own
+    counted = extract_table_values(rows, "Means; the number of analyses is given in brackets.")
+    assert all(v.uncertainty is None for v in counted)
