@@ -570,11 +570,11 @@ def extract_table_values(
         cells = row
         brackets = None if counted else _bracketed_row(cells, labels_at)
         if brackets:  # "(0.0020)  (0.0063) …" under a row of values: their uncertainties
-            for j, number in brackets.items():
+            for j, below in brackets.items():
                 # smaller than its value: "0.70350 (12)" counts the last digits, no ±12
                 held = last.get(j)
-                if held is not None and held.uncertainty is None and held.value and number < abs(held.value):
-                    held.uncertainty, held.uncertainty_level = number, bracket_level
+                if held is not None and held.uncertainty is None and held.value and below < abs(held.value):
+                    held.uncertainty, held.uncertainty_level = below, bracket_level
                     held.notes.append("uncertainty: printed in brackets under the value")
             last = {}
             continue
