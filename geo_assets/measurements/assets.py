@@ -23,7 +23,8 @@ from geo_rag_runtime.vocab import vocabulary_version
     # is an identifier ("BGC-5", "NEM-26/27") names the row's sample where nothing else does; a
     # caption that ends in a unit ("… data (×10⁴ atoms g⁻¹)") gives it to the columns that print
     # none; "(ºC)" with an ordinal o, "25 oC" and a bare "(°)" are units; a line of bracketed numbers
-    # under a row of values ("(0.0063) (21)") holds their uncertainties;
+    # under a row of values ("(0.0063) (21)") holds their uncertainties; a matrix of pairs (the same
+    # labels down the side and across the top: distances, confusion counts) holds no values;
     # 27: a row that names a sample and states a parameter in place of values ("IH-3  J = 0.0106220 ±
     # 0.0000425") is a section row, not a header line; a head naming a quantity with its uncertainty
     # ("36Ar ± 1σ") spans the blank column right of it on a one-line header; a head split "Age ±" |

@@ -744,16 +744,22 @@ def _statistics(caption: str, headers: Sequence[str], body: Sequence[Sequence[st
     """Whether a table holds statistics of its analytes rather than their values: its caption says so
     ("Correlation Coefficient of Whole Rocks", "Results of Principal Component Analysis"), or it is a
     correlation matrix — three or more rows whose label is a column's header hold 1 in that column
-    ("Au 1.00" on the diagonal). Its "Au 0.35" under "Ag" is no Au content."""
+    ("Au 1.00" on the diagonal), or a matrix of pairs — three or more, and most, rows labelled by a
+    column's header. Its "Au 0.35" under "Ag" is no Au content, a distance under "Brussels" no
+    value of Brussels."""
     if _STATISTICS_CAPTION.search(plain_letters(f"{caption} {' '.join(headers)}")):
         return True  # (the header rows too: a grid read under the next caption keeps the first's title)
     at = {" ".join(h.split()): i for i, h in enumerate(headers) if h.strip()}
-    ones = 0
+    ones = paired = labelled = 0
     for row in body:
         i = at.get(" ".join(row[label].split())) if label < len(row) else None
-        if i is not None and i != label and i < len(row) and re.fullmatch(r"1(?:\.0+)?", row[i].strip()):
-            ones += 1
-    return ones >= 3
+        labelled += label < len(row) and bool(row[label].strip())
+        if i is not None and i != label and i < len(row):
+            paired += 1
+            ones += bool(re.fullmatch(r"1(?:\.0+)?", row[i].strip()))
+    # or a matrix of pairs: most rows are labelled by a column's header ("Brussels" down the side and
+    # across the top: distances; samples "a" to "h" both ways: test statistics), no value of either
+    return ones >= 3 or paired >= 3 and paired >= 0.6 * labelled
 
 
 def _unspread(headers: list[str], head: Sequence[Sequence[str]], body: Sequence[Sequence[str]]) -> list[str]:

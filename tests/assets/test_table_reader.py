@@ -1615,3 +1615,26 @@ def test_uncertainties_in_brackets_on_the_line_under_the_values() -> None:
     assert len(found) == 8  # the bracket lines are no rows of their own
     counted = extract_table_values(rows, "Means; the number of analyses is given in brackets.")
     assert all(v.uncertainty is None for v in counted)
+
+
+def test_a_matrix_of_pairs_holds_no_values_of_its_labels() -> None:
+    """A road-distance table with the same cities down the side and across the top, or a test
+    statistic for every pair of samples, holds values of pairs: no distance is a value of "Brussels"
+    (a correlation matrix's "1.00" diagonal was the only sign read before). A table whose one row
+    label happens to be a column's head is read as before."""
+    cities = ["Athens", "Brussels", "Rome", "Vienna"]
+    rows = [["", *cities], *[[c, *[str(abs(i - j) * 700) for j in range(4)]] for i, c in enumerate(cities)]]
+    assert extract_table_values(rows, "Table 12.2: road distances between European cities, in km") == []
+    letters = ["a", "b", "c", "d"]
+    rows = [
+        ["", *letters],
+        *[[x, *["" if i <= j else f"{i * 37 + j}" for j in range(4)]] for i, x in enumerate(letters)],
+    ]
+    assert extract_table_values(rows, "Chi-square statistics of the samples") == []
+    rows = [
+        ["Sample", "SiO2", "MgO", "Mean"],
+        ["KL-1", "49.8", "7.2", "28.5"],
+        ["KL-2", "50.1", "6.9", "28.5"],
+        ["Mean", "50.0", "7.0", "28.5"],
+    ]
+    assert len(extract_table_values(rows)) == 9
