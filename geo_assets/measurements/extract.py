@@ -208,7 +208,7 @@ def _table_rows(
                 value.notes.append("sample: the one the caption names")
             if not value.sample and (identifier := _identifier_row(value.row)):
                 value.sample = identifier  # "BGC-5", "T12": the row is that item's analysis
-                value.notes.append("sample: the row label, an identifier")
+                value.notes.append("sample: the identifier the row label prints")
             out.append(
                 Measurement(
                     measurement_id=contract.measurement_id(
@@ -236,11 +236,18 @@ def _table_rows(
     return out
 
 
+# a place or name with its code in brackets at the row label's end: "Monte Rosa (T12)"
+_NAME_AND_CODE = re.compile(r"^[^()\d]{2,40}\(\s*([^()\s]+)\s*\)$")
+
+
 def _identifier_row(row: str) -> str:
     """The identifier a table row's label is (:func:`label_identifier`), unless the label names an
     analyte ("Fe2O3T") or an uncertainty ("1SD"): a row of values measured on that item."""
     if not row or names_analyte(row) or UNCERTAINTY_ROW.match(row):
         return ""
+    bracketed = _NAME_AND_CODE.match(row)  # "Säntis (T7)", "Monte Rosa (T12)": the code in brackets
+    if bracketed and not (names_analyte(bracketed[1]) or UNCERTAINTY_ROW.match(bracketed[1])):
+        return label_identifier(bracketed[1])
     return label_identifier(row)
 
 

@@ -282,7 +282,7 @@ _BY_NUMBER = [*SYMBOLS[: SYMBOLS.index("Ru")], "Tc", *SYMBOLS[SYMBOLS.index("Ru"
 _ATOMIC_NUMBER = {s: i + 1 for i, s in enumerate(_BY_NUMBER)} | {"Th": 90, "U": 92}
 _NO_ITEM = re.compile(r"(?i:step|stage|run\b)|[AaαΑ]95", re.IGNORECASE)
 # a row label that is one token of letters and digits ("BGC-5", "NEM-26/27", "T12", "CRPG-2")
-_IDENTIFIER_LABEL = re.compile(rf"[A-Za-z0-9]+(?:[-_/.{_HYPHENS}][A-Za-z0-9]+)*[*†‡⁎]?")
+_IDENTIFIER_LABEL = re.compile(rf"[A-Za-z0-9]+(?:[-_/.{_HYPHENS}][A-Za-z0-9]+)*[*†‡⁎]{{0,3}}")
 
 
 def label_identifier(label: str) -> str:

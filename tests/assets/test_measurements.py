@@ -1236,6 +1236,16 @@ def test_a_row_label_that_is_an_identifier_names_the_rows_sample() -> None:
     }
     assert by_table["Table 1"] == {("BGC-5", "BGC-5"), ("CRPG-2", "CRPG-2")}
     assert all(
-        r.notes[-1] == "sample: the row label, an identifier" for r in rows if r.table_label == "Table 1"
+        r.notes[-1] == "sample: the identifier the row label prints"
+        for r in rows
+        if r.table_label == "Table 1"
     )
     assert {s for _, s in by_table["Table 2"]} == {""} and {s for _, s in by_table["Table 3"]} == {""}
+    # a place with its code in brackets ("Säntis (T7)") names the code; "Mean (2SD)" names none
+    targets = Caption(kind="table", label="Table 4", page=7, text="Helium in the targets.",
+                      rows=[["Target", "T (°C)", "3He"], ["Säntis (T7)", "700", "61.1"], ["Mean (2SD)", "700", "60.2"]])  # fmt: skip
+    paper.captions.append(targets)
+    rows = [
+        r for r in paper_measurements(clean_paper(paper), [], paper.captions) if r.table_label == "Table 4"
+    ]
+    assert {(r.row, r.sample) for r in rows} == {("Säntis (T7)", "T7"), ("Mean (2SD)", "")}
