@@ -243,12 +243,11 @@ _NAME_AND_CODE = re.compile(r"^[^()\d]{2,40}\(\s*([^()\s]+)\s*\)$")
 def _identifier_row(row: str) -> str:
     """The identifier a table row's label is (:func:`label_identifier`), unless the label names an
     analyte ("Fe2O3T") or an uncertainty ("1SD"): a row of values measured on that item."""
-    if not row or names_analyte(row) or UNCERTAINTY_ROW.match(row):
-        return ""
-    bracketed = _NAME_AND_CODE.match(row)  # "Säntis (T7)", "Monte Rosa (T12)": the code in brackets
-    if bracketed and not (names_analyte(bracketed[1]) or UNCERTAINTY_ROW.match(bracketed[1])):
-        return label_identifier(bracketed[1])
-    return label_identifier(row)
+    bracketed = _NAME_AND_CODE.match(row) if row else None  # "Säntis (T7)": the code in brackets
+    for name in (row, *(bracketed.groups() if bracketed else ())):
+        if not name or names_analyte(name) or UNCERTAINTY_ROW.match(name):
+            return ""
+    return label_identifier(bracketed[1] if bracketed else row)
 
 
 def _material(text: str) -> str:

@@ -32,8 +32,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from geo_assets.measurements.text_values import ELEMENT_SYMBOLS, SYMBOLS
+from geo_assets.measurements.text_values import ELEMENT_SYMBOLS
 from geo_rag_runtime.measurements import sample_key  # one form for ingest and questions alike
+from geo_rag_runtime.vocab import load_vocabulary
 
 __all__ = [
     "Mention",
@@ -277,9 +278,6 @@ def normalise_names(samples: Iterable[str]) -> dict[str, str]:
 
 
 _ELEMENT_MASS = re.compile(r"([A-Z][a-z]?)(\d{1,3})")
-# the symbols' atomic numbers: SYMBOLS is ordered H … Bi (Tc left out), then Th and U
-_BY_NUMBER = [*SYMBOLS[: SYMBOLS.index("Ru")], "Tc", *SYMBOLS[SYMBOLS.index("Ru") : SYMBOLS.index("Bi") + 1]]
-_ATOMIC_NUMBER = {s: i + 1 for i, s in enumerate(_BY_NUMBER)} | {"Th": 90, "U": 92}
 _NO_ITEM = re.compile(r"(?i:step|stage|run\b)|[AaαΑ]95", re.IGNORECASE)
 # a row label that is one token of letters and digits ("BGC-5", "NEM-26/27", "T12", "CRPG-2")
 _IDENTIFIER_LABEL = re.compile(rf"[A-Za-z0-9]+(?:[-_/.{_HYPHENS}][A-Za-z0-9]+)*[*†‡⁎]{{0,3}}")
@@ -298,10 +296,9 @@ def label_identifier(label: str) -> str:
     if _NO_ITEM.match(name):
         return ""  # a heating step, a paleomagnetic confidence angle
     isotope = _ELEMENT_MASS.fullmatch(name)
-    if isotope and isotope.group(1) in _ATOMIC_NUMBER:
-        z = _ATOMIC_NUMBER[isotope.group(1)]
-        if z <= int(isotope.group(2)) <= 3 * z:
-            return ""  # "U238", "Al26", "Cl36": an isotope written symbol first (its mass ≥ Z)
+    element = load_vocabulary().elements.get(isotope.group(1)) if isotope else None
+    if isotope and element and element.number <= int(isotope.group(2)) <= 3 * element.number:
+        return ""  # "U238", "Al26", "Cl36": an isotope written symbol first (its mass ≥ Z)
     return name if _is_sample_name(name, after_word=False) else ""
 
 

@@ -425,7 +425,7 @@ def extract_table_values(
     group_of: dict[int, str] = {}  # columns named by their own head under a group header: the group
     # a fission-track table counts spontaneous, induced and dosimeter tracks ("Ns", "Ni", "Nd")
     counts: set[int] = set()  # columns of counts and identifiers: not read, but they mark repeated blocks
-    tracks = any(re.fullmatch(r"Ns", h.split()[-1]) for h in map(plain_letters, headers) if h.split())
+    tracks = any(h.split()[-1:] == ["Ns"] for h in map(plain_letters, headers))
     for i, header in enumerate(headers):
         if i <= labels_at[-1] or not header:
             continue
@@ -499,9 +499,10 @@ def extract_table_values(
         named = analyte_of(header, caption_units)
         if named is None:
             plain = " ".join(plain_letters(header).split())
-            if NOT_QUANTITY.match(plain.strip(" .:")) or len(plain) > 90 or _nameless(plain):
-                if NOT_QUANTITY.match(plain.strip(" .:")):
-                    counts.add(i)
+            if NOT_QUANTITY.match(plain.strip(" .:")):
+                counts.add(i)  # a count or identifier: not read, but it marks repeated blocks
+                continue
+            if len(plain) > 90 or _nameless(plain):
                 continue
             top = rows[0][i].strip()
             grouped = (
