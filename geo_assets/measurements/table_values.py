@@ -895,15 +895,19 @@ _COUNT_IN_BRACKETS = re.compile(
 )
 # the level a caption or footnote gives the uncertainties in brackets: "2σ errors in parentheses"
 _BRACKET_LEVEL = re.compile(
-    r"([12])\s*(?:σ|sigma|s\b|SD|SE)[^.;]{0,50}(?:parenthes[ie]s|brackets)"
-    r"|(?:parenthes[ie]s|brackets)[^.;]{0,50}?([12])\s*(?:σ|sigma|s\b|SD|SE)",
+    r"(?P<n>[12])\s*(?P<u>σ|sigma|s\b|SD|SE)[^.;]{0,50}(?:parenthes[ie]s|brackets)"
+    r"|(?:parenthes[ie]s|brackets)[^.;]{0,50}?(?P<n2>[12])\s*(?P<u2>σ|sigma|s\b|SD|SE)",
     re.IGNORECASE,
 )
 
 
 def _bracket_level(text: str) -> str:
+    """The level ("2σ", "2SE", "1SD") of the bracketed uncertainties a caption or footnote states."""
     match = _BRACKET_LEVEL.search(text)
-    return f"{match.group(1) or match.group(2)}σ" if match else ""
+    if match is None:
+        return ""
+    unit = (match["u"] or match["u2"]).upper()
+    return f"{match['n'] or match['n2']}{unit if unit in {'SD', 'SE'} else 'σ'}"
 
 
 def _bracketed_row(cells: Sequence[str], labels_at: Sequence[int]) -> dict[int, float] | None:

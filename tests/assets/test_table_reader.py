@@ -1613,6 +1613,8 @@ def test_uncertainties_in_brackets_on_the_line_under_the_values() -> None:
     assert found[("B188.2", "t1")].uncertainty == 27.0
     assert found[("B188.1", "87Sr/86Sr")].uncertainty is None
     assert len(found) == 8  # the bracket lines are no rows of their own
+    standard_errors = extract_table_values(rows, "Results; uncertainties in parentheses are 2SE.")
+    assert {v.uncertainty_level for v in standard_errors if v.uncertainty is not None} == {"2SE"}
     counted = extract_table_values(rows, "Means; the number of analyses is given in brackets.")
     assert all(v.uncertainty is None for v in counted)
 
