@@ -60,6 +60,9 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     deps=[raw_pdf],
     group_name="ingest",
     kinds={"pdf", "xml"},
+    # 22: a table under a short caption in the left column of two reaches past the page's middle to
+    # the gutter before the other column's prose; ranges and coordinates count as numbers in a data
+    # line (a sample table's depositional ages and locations) (parser 0.2.19);
     # 21: "Table A1 in the Data Repository" in running text is no caption (the word after a label's
     # number, not the number, must start its title), so no table is read twice (parser 0.2.18);
     # 20: a line of column heads between data lines ends the block even where it starts at the row
@@ -99,7 +102,7 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     # open its body; 8: "Table DR1" captions, sample section rows, group headers set at their columns' left;
     # 7: tables carried onto the next page, bare tables' header lines; 6: tables without a caption,
     # group headers; 5: wide tables under a short caption
-    code_version="tei-21",
+    code_version="tei-22",
     pool="grobid",
     output_required=False,
     check_specs=[dg.AssetCheckSpec("tei_non_empty", asset="tei_xml")],

@@ -91,6 +91,10 @@ _TEXT_PUNCTUATION = re.compile(r"[.:;,=]")
 # a range of values printed under a mean ("(78-780)", "(20–1,000)") or a date ("02/08/2006"): data,
 # not a head
 _RANGE_WORD = re.compile(r"^\(?[\d.,]+\s*[-–]\s*[\d.,]+\)?$|^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$")
+# a latitude or longitude in degrees and minutes ("36°18.5′", "120°27′W", "45.2°N"): a table's value
+_COORDINATE = re.compile(
+    r"^[+\-\u2212]?\d{1,3}(?:\.\d+)?°(?:\d{1,2}(?:\.\d+)?[′'])?(?:\d{1,2}(?:\.\d+)?[″\"])?[NSEW]?$"
+)
 _MAX_RUNNING_HEAD = 2  # lines above a page's first table row that may be its running head
 _WORD_SETTINGS: dict[str, Any] = {
     "x_tolerance": 1.5, "y_tolerance": 2, "keep_blank_chars": False, "extra_attrs": ["size"]
@@ -378,9 +382,10 @@ def _is_data(line: _Line) -> bool:
     """A line of at least two numbers that are half its words or more; a dash or "n.d." standing for
     a value not measured counts with the numbers ("GR50d 1.52 5.69 56 18 176 — — — IAB MORB Mg loss?"
     is a row of a whole-rock table, not a line of text), and a letter mark beside a value ("40 (a)",
-    a compilation's analytical method) is no word of it."""
+    a compilation's analytical method) is no word of it. A range ("89–95") and a coordinate
+    ("36°18.5′") count as numbers: a sample table's depositional ages and locations."""
     texts = _value_words(line)
-    numbers = sum(is_number(t) for t in texts)
+    numbers = sum(is_number(t) or bool(_RANGE_WORD.match(t) or _COORDINATE.match(t)) for t in texts)
     nulls = sum(_NULL_CELL.match(t) is not None for t in texts)
     return numbers >= 2 and numbers + nulls >= 0.5 * len(texts)
 
@@ -452,9 +457,12 @@ def _frame_tables(words: list[_Word], width: float, number: int, captionless: bo
         elif (
             end.x1 < middle + 0.05 * width
             and start.x0 < middle
-            and not _spans_page(lines, caption_line, middle)
+            and (not _spans_page(lines, caption_line, middle) or _gutter(words, caption_line, middle, width))
         ):
-            left, right = 0.0, middle + 5  # a short caption in the left column of two
+            # a short caption in the left column of two; the column may reach past the page's
+            # middle (a table wider than the text above it), as far as the gutter before the other
+            # column's text
+            left, right = 0.0, max(middle + 5, _gutter(words, caption_line, middle, width))
         else:
             left, right = 0.0, width
         inside = [w for w in words if w.x0 >= left - 1 and w.x1 <= right + 1]
@@ -481,6 +489,32 @@ def _frame_tables(words: list[_Word], width: float, number: int, captionless: bo
     if captionless:
         out += _uncaptioned(lines, [t.box for t in out], number, width)
     return out
+
+
+def _gutter(words: list[_Word], caption: _Line, middle: float, width: float) -> float:
+    """Where the left column ends, below a caption in it: the start of the widest strip of at
+    least 8 pt that no word crosses, between the page's middle and 0.7 of its width, over the
+    caption and the 150 pt below it, with lines of prose right of it (a GSA table runs to x 330 on a
+    594 pt page, its neighbour column's text starting at 384). 0 when there is none: something
+    spans the page there (a wide table's gap between columns has numbers right of it), and the
+    middle is the bound. Only ever widens the middle's bound: a left column narrower than
+    half the page loses nothing to it."""
+    near = [w for w in words if caption.top - 1 <= w.top <= caption.top + 150]
+    taken = sorted((w.x0, w.x1) for w in near if w.x1 > middle and w.x0 < 0.7 * width)
+    best, at, edge = 0.0, 0.0, middle
+    for x0, x1 in taken:
+        if x0 - edge > best:
+            best, at = x0 - edge, edge
+        edge = max(edge, x1)
+    if 0.7 * width - edge > best:
+        best, at = 0.7 * width - edge, edge
+    if best < 8:
+        return 0.0
+    # right of the strip, a column of prose (a wide table's gap between two of its columns has
+    # numbers or short cells of words there: "MORB", "IAB MORB Mg loss?")
+    beyond = _lines([w for w in near if w.x0 >= at + best])
+    prose = [ln for ln in beyond if _is_prose(ln, width - at - best)]
+    return at + 2 if len(prose) >= 2 and 2 * len(prose) >= len(beyond) else 0.0
 
 
 def _spans_page(lines: list[_Line], caption: _Line, middle: float) -> bool:
