@@ -298,6 +298,10 @@ def score(
             if g["sample"]:
                 counts["with_sample"] += 1
                 counts["sample"] += v.sample == g["sample"]
+                if v.sample != g["sample"]:
+                    errors.append(
+                        f"SAMPLE {source[:24]} {g['row']!r} {g['column']!r} {v.sample!r}/{g['sample']!r}"
+                    )
         for page, v in values:
             if v.value is None:
                 continue

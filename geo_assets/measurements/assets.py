@@ -15,6 +15,11 @@ from geo_rag_runtime.vocab import vocabulary_version
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
+    # 29: a range cell ("89–95") is a value and its high end, a mean bracketed after it a note; "131 ± 5"
+    # gridded over three columns is one value and its uncertainty; a parameter in the label column
+    # ("ζ = 385.9" under "JR1") is the sample's, its row the sample's next grain; columns headed by
+    # identifiers ("Säntis (T7)") are samples whatever the rows name; coordinates are no row label;
+    # the rocks of a tectonic setting ("mid-ocean ridge basalts") are a text value's rock unit;
     # 28: a unit outside the vocabulary is the row's unit as printed, not a note ("U [pmol]", "3He
     # (×10³)", "10Be (×1000 at g⁻¹)"), and "(m Ma⁻¹)" is a rate, not Ma; a headless column of units
     # beside a whole-rock table's labels ("SiO2 | (%)") gives each row its unit; "SiO[2]" is SiO2; a
@@ -72,7 +77,7 @@ from geo_rag_runtime.vocab import vocabulary_version
     # 14: a sparse top header line heads its own column only; a wrapped header's "error)" is no
     # uncertainty column; a continued page takes its first page's caption unit and is cited at its
     # own block; 13: a name before its bracketed value is its sample; ratio columns in Ma are ages
-    code_version=f"measurements-28+vocab.{vocabulary_version()}",
+    code_version=f"measurements-29+vocab.{vocabulary_version()}",
     pool="docstore",
     check_specs=[dg.AssetCheckSpec("rows_with_sample", asset="measurements")],
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "

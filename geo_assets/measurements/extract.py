@@ -38,15 +38,18 @@ from geo_assets.measurements.samples import (
     as_printed,
     caption_samples,
     known_names,
-    label_identifier,
     normalise_names,
     sample_for_label,
     sample_key,
     sample_mentions,
     samples_for_values,
 )
-from geo_assets.measurements.table_headers import UNCERTAINTY_ROW, names_analyte
-from geo_assets.measurements.table_values import TableValue, extract_table_values, header_rows
+from geo_assets.measurements.table_values import (
+    TableValue,
+    extract_table_values,
+    header_rows,
+    identifier_label,
+)
 from geo_assets.measurements.text_values import TextValue, extract_text_values
 from geo_rag_runtime import contract
 from geo_rag_runtime.models import Caption, Chunk, CleanedPaper, Measurement
@@ -206,7 +209,7 @@ def _table_rows(
             if not value.sample and len(in_caption) == 1:
                 value.sample = next(iter(in_caption.values()))
                 value.notes.append("sample: the one the caption names")
-            if not value.sample and (identifier := _identifier_row(value.row)):
+            if not value.sample and (identifier := identifier_label(value.row)):
                 value.sample = identifier  # "BGC-5", "T12": the row is that item's analysis
                 value.notes.append("sample: the identifier the row label prints")
             out.append(
@@ -234,20 +237,6 @@ def _table_rows(
                 )
             )
     return out
-
-
-# a place or name with its code in brackets at the row label's end: "Monte Rosa (T12)"
-_NAME_AND_CODE = re.compile(r"^[^()\d]{2,40}\(\s*([^()\s]+)\s*\)$")
-
-
-def _identifier_row(row: str) -> str:
-    """The identifier a table row's label is (:func:`label_identifier`), unless the label names an
-    analyte ("Fe2O3T") or an uncertainty ("1SD"): a row of values measured on that item."""
-    bracketed = _NAME_AND_CODE.match(row) if row else None  # "Säntis (T7)": the code in brackets
-    for name in (row, *(bracketed.groups() if bracketed else ())):
-        if not name or names_analyte(name) or UNCERTAINTY_ROW.match(name):
-            return ""
-    return label_identifier(bracketed[1] if bracketed else row)
 
 
 def _material(text: str) -> str:

@@ -65,8 +65,10 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from geo_assets.ingest.table_cells import mark_cell, marks_row
+from geo_assets.measurements.samples import label_identifier
 from geo_assets.measurements.table_headers import (
     CONDITION,
     KNOWN_UNITS,
@@ -97,7 +99,7 @@ from geo_assets.measurements.table_headers import (
 )
 from geo_assets.measurements.text_values import extract_text_values, parse_number, plain_letters, time_note
 
-__all__ = ["TableValue", "caption_column_units", "extract_table_values", "header_rows"]
+__all__ = ["TableValue", "caption_column_units", "extract_table_values", "header_rows", "identifier_label"]
 
 _NUM = r"[+\-\u2212]?(?:\d{1,3}(?:[,\u2009]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:[eE][+\-\u2212]?\d+)?"
 _CELL = re.compile(
@@ -105,6 +107,20 @@ _CELL = re.compile(
     rf"(?P<more>(?:\s*\({_NUM}\))?(?:\s*\[{_NUM}\])?)|\((?P<unc_paren>{_NUM})\)"
     r"|\+\s*(?P<plus>\d+(?:\.\d+)?)\s*(?:[−\-–]\s*(?P<minus>\d+(?:\.\d+)?))?)?\s*"
     r"(?P<marks>[a-f*†‡§]{0,2})$"
+)
+# a range printed in one cell ("89–95", "16.4–14.8", a review's "25 − 66 (45)" with its mean in
+# brackets): a depositional age, a range of a rock type's compositions
+_RANGE_CELL = re.compile(
+    rf"^(?P<qual>[~∼≈])?\s*(?P<low>{_NUM})\s*[–—\-\u2212]\s*(?P<high>{_NUM})"
+    rf"(?:\s*\((?P<mean>{_NUM})\))?\s*(?P<marks>[a-f*†‡§]{{0,2}})$"
+)
+# a parameter stated in the label column under a sample's row ("ζ = 385.9", "ρD = 1557600" under
+# "JR1" in a fission-track table): the row is the sample's next grain, not a row of its own
+_LABEL_STATEMENT = re.compile(rf"^[^\W\d][^\d=]{{0,10}}=\s*{_NUM}(?:\s*(?:±|\+/-)\s*{_NUM})?$")
+# a latitude or longitude in degrees, minutes and seconds ("36°18.5′", "120°27′W", "45°12′30″N")
+_COORDINATE_CELL = re.compile(
+    r"^(?P<sign>[+\-\u2212])?(?P<deg>\d{1,3}(?:\.\d+)?)°\s*(?:(?P<min>\d{1,2}(?:\.\d+)?)\s*[′'])?"
+    r"\s*(?:(?P<sec>\d{1,2}(?:\.\d+)?)\s*[″\"])?\s*(?P<side>[NSEW])?$"
 )
 # a serial-number column's head: "S/NO", "S/No.", "Sl. No.", "S. No" (checked before the analyte
 # vocabulary, which reads "S/N" as a ratio)
@@ -149,6 +165,22 @@ class TableValue:
 _MASS_RATIO = re.compile(r"^\d{1,3}\s*/\s*\d{1,3}(?:\s*[(\[][^()\[\]]*[)\]])?$")
 
 
+# a place or name with its code in brackets at a label's end: "Monte Rosa (T12)"
+_NAME_AND_CODE = re.compile(r"^[^()\d]{2,40}\(\s*([^()\s]+)\s*\)$")
+
+
+def identifier_label(label: str) -> str:
+    """The identifier a table's row or column label is (:func:`label_identifier`: "BGC-5", "T12"),
+    or the code in brackets after a place's name ("Säntis (T7)" → "T7"), unless the label names an
+    analyte ("Fe2O3T") or an uncertainty ("1SD"); else "". A row so labelled holds values measured
+    on that item, as does a column so headed."""
+    bracketed = _NAME_AND_CODE.match(label) if label else None
+    for name in (label, *(bracketed.groups() if bracketed else ())):
+        if not name or names_analyte(name) or UNCERTAINTY_ROW.match(name):
+            return ""
+    return label_identifier(bracketed[1] if bracketed else label)
+
+
 def _nameless(header: str) -> bool:
     """A header that names nothing: no letter in it ("+2", "3"), unless it is a ratio of mass numbers."""
     return not re.search(r"[^\W\d]", header) and not _MASS_RATIO.match(header)
@@ -160,7 +192,13 @@ _LOOSE_SIGN = re.compile(r"^([+\-\u2212])\s+(?=\d)")
 
 def _numeric(cell: str) -> bool:
     text = _LOOSE_SIGN.sub(r"\1", plain_letters(cell).strip())
-    return bool(text) and bool(_CELL.match(text.replace("\u2009", "")) or _BDL.match(text) or _ND.match(text))
+    return bool(text) and bool(
+        _CELL.match(text.replace("\u2009", ""))
+        or _BDL.match(text)
+        or _ND.match(text)
+        or _range(text)
+        or _coordinate(text)
+    )
 
 
 def _wordy(body: Sequence[Sequence[str]], column: int) -> bool:
@@ -360,7 +398,8 @@ def extract_table_values(
     if len(rows) < 2:
         return []
     width = max(len(r) for r in rows)
-    rows = _signs_joined([list(r) + [""] * (width - len(r)) for r in rows])
+    rows = _plus_minus_joined(_signs_joined([list(r) + [""] * (width - len(r)) for r in rows]))
+    width = len(rows[0])
     label = _label_column(rows[1:], width)
     n_header = _header_count(rows, label) if header_count is None else header_count
     if n_header == 0:
@@ -404,8 +443,12 @@ def extract_table_values(
     header_share = sum(names_analyte(h) for h in value_headers) / max(len(value_headers), 1)
     # analytes down the side, none (or few) across the top; with no analyte across the top at all, a
     # side with sums, ages and totals among the analytes ("ΣREE", "TDM (Ma)", "Total") still is one
+    # or every column headed by an item's identifier ("Monte Rosa (T12)", "BGC-5"), the rows by none:
+    # quantities down the side, whatever they are ("Elevation", "Shielding", "P(3He)")
+    items = [h for h in value_headers if identifier_label(" ".join(h.split()))]
+    by_item = len(items) >= 2 and len(items) == len(value_headers) and not any(map(identifier_label, labels))
     if len(labels) >= 3 and (
-        label_share >= 0.6 and header_share < 0.3 or label_share >= 0.4 and header_share == 0
+        label_share >= 0.6 and header_share < 0.3 or label_share >= 0.4 and header_share == 0 or by_item
     ):
         return _samples_as_columns(head, body, label, caption_units)
     # the label columns: the label column and the word columns right after it ("Pluton | Sample |
@@ -611,6 +654,11 @@ def extract_table_values(
             text = f"{cells[0].strip()} / {text}"
         if sum(_numeric(w) for w in text.split()) >= 3:
             continue  # numbers the grid left in the label ("depths = 0.000 1.000 2.500 …", a listing)
+        stated_label = " ".join(text.replace(" / ", " ").split())
+        if keys.last and _LABEL_STATEMENT.match(stated_label):
+            text = ""  # "ζ = 385.9", "ρD = 1557600" under "JR1": the sample's parameters, its grains' rows
+        else:
+            stated_label = ""
         text, place = keys.place(text, under, section)
         sample, mark = _sample_name(" ".join(cells[sample_at].split())) if sample_at is not None else ("", "")
         continued = sample_at is not None and not sample and bool(text)
@@ -625,7 +673,7 @@ def extract_table_values(
             value = _cell(cells[i])
             if value is None:
                 continue
-            number, uncertainty, qualifier, printed_marks = value
+            number, uncertainty, qualifier, printed_marks, high = value
             for j, target in uncertainty_of.items():
                 if target == i and uncertainty is None:
                     extra = _uncertainty_cell(cells[j])
@@ -633,7 +681,12 @@ def extract_table_values(
             notes = _cell_notes(printed_marks, mark, relative=i in relative and uncertainty is not None)
             if continued and sample:
                 notes.append("sample: the row above's (its sample cell is blank)")
-            notes += place.notes(text)
+            notes += [
+                n.replace("its label cell is blank", f"its label cell states {stated_label!r}")
+                if stated_label
+                else n
+                for n in place.notes(text)
+            ]
             if nth[i] > 1:  # "Ns Ni Age err" printed three times across the page, a grain in each
                 notes.append(f"column: number {nth[i]} headed {' '.join(headers[i].split())!r}")
             if i in percent:
@@ -660,6 +713,7 @@ def extract_table_values(
                     printed=" ".join(cells[i].split()),
                     notes=notes,
                     sample=sample,
+                    value_max=high,
                     material=" ".join(cells[material_at].split()) if material_at is not None else "",
                     apart=place.apart(nth[i]),
                 )
@@ -842,7 +896,8 @@ def _age_unit_from_sentences(values: list[TableValue]) -> list[TableValue]:
 def _cell_notes(marks: str, sample_mark: str, *, relative: bool = False) -> list[str]:
     """A value's notes: the cell's footnote or asymmetry marks, a relative uncertainty, the mark on
     its sample's name."""
-    notes = [marks if marks.startswith(("asym", "further")) else f"footnote mark {marks!r}"] if marks else []
+    # marks are a glyph or two ("a", "*†"); longer is a note the cell's reading wrote ("asymmetric …")
+    notes = [marks if len(marks) > 3 else f"footnote mark {marks!r}"] if marks else []
     if relative:
         notes.append("relative uncertainty (%)")
     if sample_mark:
@@ -1058,7 +1113,7 @@ def _samples_as_columns(
             value = _cell(row[i])
             if value is None:
                 continue
-            number, uncertainty, qualifier, marks = value
+            number, uncertainty, qualifier, marks, high = value
             sample, mark = samples[i]
             notes = [*_cell_notes(marks, mark), *([timed_row] if timed_row else []), *described_as[i]]
             if carried:
@@ -1075,6 +1130,7 @@ def _samples_as_columns(
                 printed=" ".join(row[i].split()),
                 notes=notes,
                 sample=sample,
+                value_max=high,
             )
             out.append(read)
             above[i] = read
@@ -1161,29 +1217,108 @@ def _signs_joined(rows: list[list[str]]) -> list[list[str]]:
     return out
 
 
+def _plus_minus_joined(rows: list[list[str]]) -> list[list[str]]:
+    """The rows with a column of lone "±" signs joined to the value left of it and the uncertainty
+    right of it: a table that sets "131  ±  5" with wide spaces is gridded in three columns, and
+    the value, a bare "±" and the uncertainty were read as three values. A column whose filled
+    cells are mostly "±" (two at least; the others are its group header spread over it, or a row
+    the grid split elsewhere); the three columns' heads become one, each printed once ("U/Pb age",
+    "(Ma)")."""
+    width = len(rows[0]) if rows else 0
+    out = [list(r) for r in rows]
+    for j in range(width - 2, 0, -1):  # right to left: the indices left of j stay valid
+        filled = [r[j].strip() for r in out if r[j].strip()]
+        signs = sum(c in {"±", "+/-"} for c in filled)
+        if signs < 2 or signs < 0.6 * len(filled):
+            continue
+        for row in out:
+            parts = [row[j - 1].strip(), row[j].strip(), row[j + 1].strip()]
+            if row[j].strip() in {"±", "+/-"}:
+                row[j - 1] = " ".join(p for p in parts if p)
+            else:
+                row[j - 1] = " ".join(dict.fromkeys(p for p in parts if p))
+            del row[j : j + 2]
+    return out
+
+
 # the relative uncertainty printed under the absolute one in the same cell ("±0.0638 ±0.37%")
 _RELATIVE_AFTER = re.compile(rf"(?<=\d)\s*(?:±|\+/-)\s*{_NUM}\s*%$")
 
 
-def _uncertainty_cell(cell: str) -> tuple[float | None, float | None, str, str] | None:
+def _uncertainty_cell(cell: str) -> _Read | None:
     """:func:`_cell` of a cell in an uncertainty column or row, which may print its "±" ("±4.94"
     under "ΔD") and the same uncertainty relative after it ("±2.48 ±0.81%": the first is kept)."""
     return _cell(_RELATIVE_AFTER.sub("", _SIGNED_UNCERTAINTY.sub("", cell)))
 
 
-def _cell(cell: str) -> tuple[float | None, float | None, str, str] | None:
-    """(value, uncertainty, qualifier, footnote marks) of a cell, or None when it holds no value."""
+class _Read(NamedTuple):
+    """What a cell prints: its value (the low end of a range), uncertainty, qualifier, footnote
+    marks (or a note), and the high end of a range."""
+
+    value: float | None
+    uncertainty: float | None
+    qualifier: str
+    marks: str
+    value_max: float | None = None
+
+
+def _range(text: str) -> _Read | None:
+    """A range cell ("89–95", "16.4–14.8"): low and high end in order, whichever is printed first;
+    a mean in brackets after it ("25 − 66 (45)") goes to the notes, no uncertainty. A "-" between
+    two numbers with no space ("10-3") is no range when the second is the smaller: a sample number."""
+    match = _RANGE_CELL.match(text.replace("\u2009", ""))
+    if match is None:
+        return None
+    low, high = parse_number(match.group("low")), parse_number(match.group("high"))
+    if low is None or high is None or low == high:
+        return None
+    tight = re.search(r"\d-\d", match.group(0))
+    if tight and high < low:
+        return None
+    marks = match.group("marks") or ""
+    if match.group("mean"):
+        marks = f"mean of the range {match.group('mean')}, printed in brackets" + (
+            f"; {marks}" if marks else ""
+        )
+    # as a range in running text: qualifier "range", or "~" where the range is approximate
+    qualifier = "~" if match.group("qual") else "range"
+    return _Read(min(low, high), None, qualifier, marks, max(low, high))
+
+
+def _coordinate(text: str) -> _Read | None:
+    """A coordinate cell ("36°18.5′", "45°12′30″N") as decimal degrees; south and west of a letter
+    in the cell are negative (a header's "(°W)" is left to the unit)."""
+    match = _COORDINATE_CELL.match(text)
+    if match is None or not (match.group("min") or match.group("sec") or match.group("side")):
+        return None  # "12°" alone is an angle, read as a number with its unit elsewhere
+    degrees = (
+        float(match.group("deg"))
+        + float(match.group("min") or 0) / 60
+        + float(match.group("sec") or 0) / 3600
+    )
+    negative = (match.group("sign") or "") in {"-", "\u2212"} or match.group("side") in {"S", "W"}
+    return _Read(
+        round(-degrees if negative else degrees, 6),
+        None,
+        "",
+        "decimal degrees, read from degrees and minutes",
+    )
+
+
+def _cell(cell: str) -> _Read | None:
+    """(value, uncertainty, qualifier, footnote marks, high end of a range) of a cell, or None when
+    it holds no value."""
     cell, raised = raised_mark(cell)
     text = _LOOSE_SIGN.sub(r"\1", " ".join(plain_letters(cell).split()))
     if not text:
         return None
     if _BDL.match(text):
-        return None, None, "bdl", ""
+        return _Read(None, None, "bdl", "")
     if _ND.match(text):
-        return None, None, "nd", ""
+        return _Read(None, None, "nd", "")
     match = _CELL.match(text.replace("\u2009", ""))
     if match is None:
-        return None
+        return _range(text) or _coordinate(text)
     qualifier = {"≤": "<", "≥": ">", "∼": "~", "≈": "~"}.get(
         match.group("qual") or "", match.group("qual") or ""
     )
@@ -1196,4 +1331,4 @@ def _cell(cell: str) -> tuple[float | None, float | None, str, str] | None:
         if minus is None or float(plus) == float(minus):
             unc = plus if minus is not None else None
         marks = f"asymmetric uncertainty +{plus}/-{minus}" if minus and float(plus) != float(minus) else marks
-    return parse_number(match.group("value")), parse_number(unc) if unc else None, qualifier, marks
+    return _Read(parse_number(match.group("value")), parse_number(unc) if unc else None, qualifier, marks)

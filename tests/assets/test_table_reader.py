@@ -3,6 +3,7 @@ a real CC BY table read end to end, and the layouts the unseen-papers benchmark 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -1640,3 +1641,112 @@ def test_a_matrix_of_pairs_holds_no_values_of_its_labels() -> None:
         ["Mean", "50.0", "7.0", "28.5"],
     ]
     assert len(extract_table_values(rows)) == 9
+
+
+def test_a_left_column_table_wider_than_half_the_page_keeps_its_last_column() -> None:
+    """A GSA summary table in the left column of two, its last column reaching past the page's
+    middle, the other column's text beside its rows: the table reaches to the gutter, not the middle;
+    rows that print locations in degrees and minutes and a depositional age range are data."""
+    prose = [
+        "the apatite fission track data of all of the",
+        "Great Valley Group samples are shown in the",
+        "Figure 2 and they are discussed below in full",
+    ]
+    words = _line(50, ("TABLE", 60), ("1.", 92), ("SUMMARY", 104), ("OF", 146), ("AGES", 160))
+    words += _line(62, ("Sample", 60), ("Latitude", 100), ("Depo", 150), ("age", 172), ("ZFT", 210),
+                   ("age", 228), ("AFT", 290), ("age", 308))  # fmt: skip
+    words += _line(74, ("GV33", 60), ("36°6′", 100), ("89–95", 150), ("100", 210), ("±", 228), ("6.5", 238))
+    words += _line(86, ("JR1", 60), ("36°20′", 100), ("90–100", 150), ("98.1", 210), ("±", 232), ("4.3", 242),
+                   ("13.3", 290), ("±", 312), ("0.9", 322))  # fmt: skip
+    words += _line(
+        98, ("JR2", 60), ("36°19′", 100), ("90–93.5", 150), ("71.9", 290), ("±", 312), ("3.2", 322)
+    )
+    for k, text in enumerate(prose * 2):  # the other column's lines, 5 pt a character
+        starts = [m.start() for m in re.finditer(r"\S+", text)]
+        words += [(w, 384 + 5 * at, 50 + 12 * k) for w, at in zip(text.split(), starts, strict=True)]
+    (table,) = page_word_tables(FakePage(words), 3)
+    assert table.box[2] < 384  # the text column beside it is no part of it
+    assert table.rows[-1][0] == "JR2" and table.rows[-1][-3:] == ["71.9", "±", "3.2"]
+    values = {(v.sample, v.column): v for v in extract_table_values(table.rows, table.caption)}
+    aft = values["JR1", "AFT age"]
+    assert (aft.value, aft.uncertainty, aft.printed) == (13.3, 0.9, "13.3 ± 0.9")
+    depo = values["JR2", "Depo age"]
+    assert (depo.analyte, depo.value, depo.value_max) == ("age", 90, 93.5)
+    assert all(v.row == v.sample for v in values.values())  # the latitude is no part of the row label
+
+
+def test_a_range_cell_is_a_value_and_its_high_end() -> None:
+    """ "89–95", "16.4–14.8" (older first), a review's "25 − 66 (45)" with its mean in brackets: low
+    and high end; the mean is a note, no uncertainty. "10-3" in a value column is no range."""
+    rows = [
+        ["Rock type", "Sn (ppm)", "Age (Ma)", "Run"],
+        ["Roof zone", "25 − 66 (45)", "16.4–14.8", "10-3"],
+        ["Floor zone", "4-7 (5)", "89–95", "12"],
+    ]
+    values = {(v.row, v.analyte): v for v in extract_table_values(rows, "Table 2. Tin contents")}
+    tin = values["Roof zone", "Sn"]
+    assert (tin.value, tin.value_max, tin.uncertainty, tin.qualifier) == (25, 66, None, "range")
+    assert "mean of the range 45, printed in brackets" in tin.notes
+    assert (values["Floor zone", "Sn"].value, values["Floor zone", "Sn"].value_max) == (4, 7)
+    age = values["Roof zone", "age"]
+    assert (age.value, age.value_max, age.unit) == (14.8, 16.4, "Ma")
+    assert not any(v.printed == "10-3" for v in values.values())
+
+
+def test_a_column_of_lone_plus_minus_signs_joins_value_and_uncertainty() -> None:
+    """ "131  ±  5" set with wide spaces, gridded as three columns under one spread group header:
+    one value with its uncertainty, not three values."""
+    rows = [
+        ["Sample", "U/Pb age", "U/Pb age", "U/Pb age", "ZFT age", "ZFT age", "ZFT age"],
+        ["", "(Ma)", "", "", "", "", "(Ma)"],
+        ["GV33", "131", "±", "5", "100", "±", "6.5"],
+        ["GV21", "132", "±", "4", "98.7", "±", "4.4"],
+    ]
+    values = extract_table_values(rows, "Table 1. Summary of geochronological data")
+    assert {(v.sample, v.column, v.value, v.uncertainty, v.unit) for v in values} == {
+        ("GV33", "U/Pb age (Ma)", 131, 5, "Ma"), ("GV33", "ZFT age (Ma)", 100, 6.5, "Ma"),
+        ("GV21", "U/Pb age (Ma)", 132, 4, "Ma"), ("GV21", "ZFT age (Ma)", 98.7, 4.4, "Ma"),
+    }  # fmt: skip
+
+
+def test_parameters_stated_in_the_label_column_under_a_sample_keep_its_grains() -> None:
+    """A fission-track table (GSA Data Repository) prints the sample in the label column, then its
+    ζ and ρD on the next two rows' labels, then blank labels: every grain row is the sample's."""
+    rows = [
+        ["", "", "Ns", "Ni", "Age", "err"],
+        ["", "JR1", "4", "52", "23.1", "12"],
+        ["ζ", "= 385.9", "12", "319", "11.3", "3.3"],
+        ["ρD", "= 1557600", "2", "33", "18.2", "13"],
+        ["", "", "2", "68", "8.8", "6.3"],
+        ["", "JR2", "12", "50", "71.5", "23"],
+        ["ζ", "= 385.9", "2", "28", "21.4", "16"],
+    ]
+    values = extract_table_values(rows, "Table 2: Apatite fission track ages")
+    assert [(v.row, v.value, v.uncertainty) for v in values] == [
+        ("JR1", 23.1, 12), ("JR1", 11.3, 3.3), ("JR1", 18.2, 13), ("JR1", 8.8, 6.3), ("JR2", 71.5, 23),
+        ("JR2", 21.4, 16),
+    ]  # fmt: skip
+    assert "row: line 3 of 'JR1' (its label cell states 'ρD = 1557600')" in values[2].notes
+
+
+def test_columns_headed_by_identifiers_are_samples_whatever_the_rows_name() -> None:
+    """A noble-gas table (EPSL): its columns are targets named by place and code ("Säntis (T7)"), its
+    rows quantities the vocabulary mostly does not know; each value is the column's, its "2σ" row the
+    uncertainty of the row above, positions no values."""
+    rows = [
+        ["Location", "Monte Rosa (T12)", "Säntis (T7)"],
+        ["Latitude", "45.94", "47.25"],
+        ["Elevation", "4554", "2502"],
+        ["3He [×103]", "1561", "418"],
+        ["2σ", "72", "34"],
+        ["P(3He)", "3064", "807"],
+    ]
+    values = {
+        (v.sample, v.analyte): v for v in extract_table_values(rows, "Table 3. Cosmogenic nuclide data")
+    }
+    assert set(values) == {
+        ("Monte Rosa (T12)", "Elevation"), ("Säntis (T7)", "Elevation"), ("Monte Rosa (T12)", "3He"),
+        ("Säntis (T7)", "3He"), ("Monte Rosa (T12)", "P(3He)"), ("Säntis (T7)", "P(3He)"),
+    }  # fmt: skip
+    helium = values["Säntis (T7)", "3He"]
+    assert (helium.value, helium.uncertainty, helium.unit) == (418, 34, "×10^3")
