@@ -12,7 +12,8 @@ A unit mention is a proper name (capitalised words, with "de", "del", "la" … b
 parts allowed) followed by a unit word: lithostratigraphic (Formation, Group, Supergroup, Member,
 Suite, Complex) or an intrusive or volcanic body (Pluton, Batholith, Intrusion, Massif, Dyke, Sill,
 Volcano, Province), or a rock name printed after a place name ("the Perelle diorite", "Hawaiian
-basalts"). Lowercase unit words count too ("Mukhar formation") unless the word names a process
+basalts"), and the rocks of a tectonic setting ("mid-ocean ridge basalts", "island arc lavas":
+GEOROC divides its data by setting). Lowercase unit words count too ("Mukhar formation") unless the word names a process
 ("orocline formation"). The rocks the subject names before it are kept with it ("mafic rocks from
 the Ulgey bimodal volcanic suite"), so mafic and felsic rocks of one suite stay apart.
 
@@ -73,6 +74,15 @@ _OF = r"(?:(?:collected|sampled|exposed|analy[sz]ed|dated|found)\s+)?(?:from|of|
 _SUBJECT = re.compile(
     rf"(?:(?<![\w-])(?!{_FUNCTION}\s)[a-z][\w-]*\s+){{0,2}}(?:{_ROCK_NOUN}\s+(?:and|or)\s+)?"
     rf"(?<![\w-]){_ROCK_NOUN}\s+{_OF}\s+(?:the\s+)?$",
+    re.I,
+)
+# the rocks of a tectonic setting, GEOROC's own division of its data: "mid-ocean ridge basalts",
+# "ocean island basalts", "island arc lavas" (lowercase, no proper name; acronyms such as MORB are
+# left alone, as a unit's are)
+_SETTING = re.compile(
+    r"(?<![\w-])(?:mid-ocean[\s-]+ridge|ocean[\s-]+island|(?:island|continental|oceanic)[\s-]+arc|back-arc(?:[\s-]+basin)?|"
+    r"continental[\s-]+flood|oceanic[\s-]+plateau|intraplate)\s+(?:basalts?|lavas?|magmas?|andesites?|volcanic\s+rocks)"
+    r"(?![\w-])",
     re.I,
 )
 # rocks printed after the unit: "Walongshan Formation limestones", "Karaj Formation lava flows"
@@ -168,6 +178,11 @@ def unit_mentions(sentence: str) -> list[UnitMention]:
             opener = re.match(r"(?:the|these|those|all|most|our)\s+", sentence[start:], re.I)
             start += opener.end() if opener else 0
         found.append(UnitMention((" ".join(sentence[start:end].split()),), start, end))
+    for setting in _SETTING.finditer(sentence):
+        clause = re.sub(r"\([^()]*\)", "", sentence[: setting.start()]).rsplit(",", 1)[-1].rsplit(";", 1)[-1]
+        if _SET_APART.search(clause) or any(u.start < setting.end() and setting.start() < u.end for u in found):
+            continue
+        found.append(UnitMention((" ".join(setting.group(0).split()),), setting.start(), setting.end()))
     for other in _OTHER_ROCKS.finditer(sentence):
         before = [u for u in found if u.end <= other.start()]
         if not before or any(u.start < other.end() and other.start() < u.end for u in found):

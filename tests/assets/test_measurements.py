@@ -264,6 +264,9 @@ def test_values_said_of_a_named_rock_unit_carry_it() -> None:
     assert of("With the exception of the Hasa Formation, these units show ages of 500–850 Ma.") == [""]
     assert of("Its rocks, similar to those of the Hika granite, have 10 ppm Sn.") == [""]
     assert of("The source area of the Tarn Formation reached ~230 °C.") == [""]
+    # the rocks of a tectonic setting, lowercase: values said of them are theirs, unless set apart
+    assert of("Ocean island basalts equilibrate at 2–4 GPa and 1350 °C.") == ["Ocean island basalts"] * 2
+    assert of("The lavas have Nb/U similar to mid-ocean ridge basalts (47 ± 10).") == [""]
     # no units: an event called formation, ages and positions alone, a mineral or element prefix, a
     # statistical group, a sentence's opening word
     for text in ("during Cantabrian Orocline formation at 310 Ma", "Middle Permian dykes at 270 Ma",
