@@ -180,7 +180,9 @@ def unit_mentions(sentence: str) -> list[UnitMention]:
         found.append(UnitMention((" ".join(sentence[start:end].split()),), start, end))
     for setting in _SETTING.finditer(sentence):
         clause = re.sub(r"\([^()]*\)", "", sentence[: setting.start()]).rsplit(",", 1)[-1].rsplit(";", 1)[-1]
-        if _SET_APART.search(clause) or any(u.start < setting.end() and setting.start() < u.end for u in found):
+        if _SET_APART.search(clause) or any(
+            u.start < setting.end() and setting.start() < u.end for u in found
+        ):
             continue
         found.append(UnitMention((" ".join(setting.group(0).split()),), setting.start(), setting.end()))
     for other in _OTHER_ROCKS.finditer(sentence):

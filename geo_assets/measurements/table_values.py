@@ -1059,6 +1059,12 @@ def _samples_as_columns(
         ]
         for i in range(width)
     }
+    # "Monte Rosa (T12)": the code in brackets is the sample, as a row label's is ("Säntis (T7)" → T7)
+    for i, (name, mark) in samples.items():
+        code = identifier_label(name) if _NAME_AND_CODE.match(name) else ""
+        if code:
+            samples[i] = (code, mark)
+            described_as[i].append("sample: the code the column header prints in brackets")
     material_of = {
         i: next(
             (

@@ -1732,7 +1732,8 @@ def test_parameters_stated_in_the_label_column_under_a_sample_keep_its_grains() 
 def test_columns_headed_by_identifiers_are_samples_whatever_the_rows_name() -> None:
     """A noble-gas table (EPSL): its columns are targets named by place and code ("Säntis (T7)"), its
     rows quantities the vocabulary mostly does not know; each value is the column's, its "2σ" row the
-    uncertainty of the row above, positions no values."""
+    uncertainty of the row above, positions no values; the code in brackets is the sample, as in a
+    row label."""
     rows = [
         ["Location", "Monte Rosa (T12)", "Säntis (T7)"],
         ["Latitude", "45.94", "47.25"],
@@ -1745,8 +1746,9 @@ def test_columns_headed_by_identifiers_are_samples_whatever_the_rows_name() -> N
         (v.sample, v.analyte): v for v in extract_table_values(rows, "Table 3. Cosmogenic nuclide data")
     }
     assert set(values) == {
-        ("Monte Rosa (T12)", "Elevation"), ("Säntis (T7)", "Elevation"), ("Monte Rosa (T12)", "3He"),
-        ("Säntis (T7)", "3He"), ("Monte Rosa (T12)", "P(3He)"), ("Säntis (T7)", "P(3He)"),
+        ("T12", "Elevation"), ("T7", "Elevation"), ("T12", "3He"), ("T7", "3He"), ("T12", "P(3He)"),
+        ("T7", "P(3He)"),
     }  # fmt: skip
-    helium = values["Säntis (T7)", "3He"]
-    assert (helium.value, helium.uncertainty, helium.unit) == (418, 34, "×10^3")
+    helium = values["T7", "3He"]
+    assert (helium.value, helium.uncertainty, helium.unit, helium.column) == (418, 34, "×10^3", "Säntis (T7)")
+    assert "sample: the code the column header prints in brackets" in helium.notes
