@@ -655,7 +655,8 @@ def extract_table_values(
         if sum(_numeric(w) for w in text.split()) >= 3:
             continue  # numbers the grid left in the label ("depths = 0.000 1.000 2.500 …", a listing)
         stated_label = " ".join(text.replace(" / ", " ").split())
-        if keys.last and _LABEL_STATEMENT.match(stated_label):
+        # under an item's row only: "n = 100" under "n = 10" is a row of its own (a condition)
+        if identifier_label(keys.last) and _LABEL_STATEMENT.match(stated_label):
             text = ""  # "ζ = 385.9", "ρD = 1557600" under "JR1": the sample's parameters, its grains' rows
         else:
             stated_label = ""

@@ -1727,6 +1727,13 @@ def test_parameters_stated_in_the_label_column_under_a_sample_keep_its_grains() 
         ("JR2", 21.4, 16),
     ]  # fmt: skip
     assert "row: line 3 of 'JR1' (its label cell states 'ρD = 1557600')" in values[2].notes
+    # under a row that names no item, a statement is a row of its own: sample sizes in a statistics table
+    rows = [["", "λ = 200"], ["n = 10", "61.2"], ["n = 100", "0.32"], ["n = 1000", "0.0"]]
+    assert [v.row for v in extract_table_values(rows, "Table 1. Power of the test, β in %")] == [
+        "n = 10",
+        "n = 100",
+        "n = 1000",
+    ]
 
 
 def test_columns_headed_by_identifiers_are_samples_whatever_the_rows_name() -> None:
