@@ -35,9 +35,10 @@ A table as the TEI gives it (rows of cell strings, header rows first — GROBID'
   are 2-sigma …" → 2σ; the table's note, ``footnotes``), when the header gives none; a
   relative one ("%") stays relative: the number as printed, with the note "relative uncertainty
   (%)" (the text extractor's convention);
-* samples as columns (whole-rock tables: analytes as row labels, sample names as headers) are
+* samples as columns (whole-rock tables: analytes as row labels, sample names as headers; or
+  columns each headed by an item's identifier, "Monte Rosa (T12)", whatever the rows name) are
   read across: analyte from the row label (unit in its brackets or from the caption), sample from
-  the column header;
+  the column header (a bracketed code, "T12", where it prints one);
 * a sample name's footnote mark ("z26*", "z21†") is no part of the name: sample "z26", the mark
   in ``notes``;
 * a row with text in its label cell only ("weighted mean 206Pb/238U age = 1096.19 ± 0.19 Ma") is a
@@ -54,7 +55,10 @@ A table as the TEI gives it (rows of cell strings, header rows first — GROBID'
   head the rows under them, read as a table of their own when every number there has a head over
   it, else not at all; their rows take the one sample of the rows above;
 * a cell is a number (unicode minus, thousands separators, trailing footnote marks a–f * † ‡
-  removed), optionally "± u" or "u" in parentheses; "b.d.l.", "<LOD", "n.d.", "–" are flagged nulls
+  removed), optionally "± u" or "u" in parentheses, or a range ("89–95": ``value_max`` its high
+  end, a bracketed mean after it a note); a "±" the grid set in a column of its own joins the value
+  and uncertainty either side of it; a parameter in the label column under an item's row ("ζ =
+  385.9" under "JR1") makes the row that item's next line; "b.d.l.", "<LOD", "n.d.", "–" are flagged nulls
   (``value=None``, qualifier ``bdl``/``nd``), never zeros; "<0.01" keeps its qualifier; an empty
   cell is no value (blank cells do not shift columns: the grid keeps their place).
 """
@@ -179,6 +183,20 @@ def identifier_label(label: str) -> str:
         if not name or names_analyte(name) or UNCERTAINTY_ROW.match(name):
             return ""
     return label_identifier(bracketed[1] if bracketed else label)
+
+
+# the end of a sentence of caption text spilled into a header cell, and the column's own head after
+# it: "‘acceptable’ solution. λ=800 (c=0.02)", "… https://meltpt.readthedocs.io. 𝑇 (°C)"
+_SPILLED = re.compile(r"^(?P<spill>.{12,}?[a-z]{2,}[’'\"”)]?\.)\s+(?P<head>\S.{0,40})$")
+
+
+def _own_head(header: str) -> str:
+    """A header without the caption sentence the grid joined before it (the head must name
+    something: "Analysis no. 12" keeps its number); as printed otherwise ("Conc. (ppm)")."""
+    match = _SPILLED.match(" ".join(header.split()))
+    if match and re.search(r"[^\W\d_]", match.group("head")):
+        return match.group("head")
+    return header
 
 
 def _nameless(header: str) -> bool:
@@ -410,7 +428,7 @@ def extract_table_values(
     marks = next((r for r in rows[:n_header] if marks_row(r)), [])  # "(a) (b) (c)" under the heads
     head = [r for r in rows[:n_header] if not marks_row(r)] or rows[:n_header]
     rows, n_header = [*head, *rows[n_header:]], len(head)
-    headers = column_headers(rows[:n_header], width)
+    headers = [_own_head(h) for h in column_headers(rows[:n_header], width)]
     if _statistics(caption, headers, rows[n_header:], label):
         return []
     headers = _unspread(headers, rows[:n_header], rows[n_header:])
@@ -425,7 +443,8 @@ def extract_table_values(
     caption_units = units_of_caption(plain_letters(caption))
     column_units = {**caption_column_units(definitions), **caption_column_units(caption)}
     in_percent = bool(PERCENT_CAPTION.search(plain_letters(caption)))  # "values are expressed as percentages"
-    quantity = caption_quantity(plain_letters(caption))
+    # the quantity the caption names with its unit ("β in %"), else the label column's head ("β (%) λ")
+    quantity = caption_quantity(plain_letters(caption)) or caption_quantity(plain_letters(headers[label]))
     table_unit = caption_printed_unit(caption)  # one unit outside the vocabulary for the whole table
     bracket_level = _bracket_level(plain_letters(f"{caption} {footnotes}"))
     condition: dict[int, str] = {}  # index -> the condition a column's header sets

@@ -1759,3 +1759,23 @@ def test_columns_headed_by_identifiers_are_samples_whatever_the_rows_name() -> N
     helium = values["T7", "3He"]
     assert (helium.value, helium.uncertainty, helium.unit, helium.column) == (418, 34, "×10^3", "Säntis (T7)")
     assert "sample: the code the column header prints in brackets" in helium.notes
+
+
+def test_a_caption_sentence_spilled_into_a_header_and_the_quantity_in_the_label_head() -> None:
+    """A statistics table whose caption's last words the grid joined to a column head ("‘acceptable’
+    solution. λ=800 (c=0.02)"): the head is the condition after the sentence; the quantity and its
+    unit are the label column's head ("β (%)"), the caption naming none. "Conc. (ppm)" keeps its
+    abbreviation."""
+    rows = [
+        ["", "", "‘acceptable’ solution."],
+        ["β (%)", "λ=200 (c=0.01)", "λ=800 (c=0.02)"],
+        ["n=10", "86.4", "50.1"],
+        ["n=100", "61.2", "0.32"],
+    ]
+    values = extract_table_values(rows, "Table 1. Power of the test")
+    assert {(v.row, v.column, v.analyte, v.value, v.unit) for v in values} == {
+        ("n=10", "λ=200 (c=0.01)", "β", 86.4, "%"), ("n=10", "λ=800 (c=0.02)", "β", 50.1, "%"),
+        ("n=100", "λ=200 (c=0.01)", "β", 61.2, "%"), ("n=100", "λ=800 (c=0.02)", "β", 0.32, "%"),
+    }  # fmt: skip
+    rows = [["Sample", "Conc. (ppm)"], ["A-1", "12.5"], ["A-2", "13.0"]]
+    assert [v.column for v in extract_table_values(rows, "Table 2. Uranium")] == ["Conc. (ppm)"] * 2
