@@ -443,8 +443,14 @@ def extract_table_values(
     caption_units = units_of_caption(plain_letters(caption))
     column_units = {**caption_column_units(definitions), **caption_column_units(caption)}
     in_percent = bool(PERCENT_CAPTION.search(plain_letters(caption)))  # "values are expressed as percentages"
-    # the quantity the caption names with its unit ("β in %"), else the label column's head ("β (%) λ")
-    quantity = caption_quantity(plain_letters(caption)) or caption_quantity(plain_letters(headers[label]))
+    # the quantity the caption names with its unit ("β in %"), else the label column's head ("β (%)"
+    # over rows "n=10", "n=100") where the rows name themselves; over numbers ("T (°C)" over 1300,
+    # 1350) the head is the rows' quantity, not the cells'
+    quantity = caption_quantity(plain_letters(caption)) or (
+        caption_quantity(plain_letters(headers[label]))
+        if not any(_numeric(r[label]) for r in rows[n_header:] if r[label].strip())
+        else None
+    )
     table_unit = caption_printed_unit(caption)  # one unit outside the vocabulary for the whole table
     bracket_level = _bracket_level(plain_letters(f"{caption} {footnotes}"))
     condition: dict[int, str] = {}  # index -> the condition a column's header sets
