@@ -124,6 +124,15 @@ _SET_APART = re.compile(
     r"in\s+contrast\s+to|source\s+(?:area|region|rocks?)\s+(?:of|for)|provenance(?:\s+area)?\s+(?:of|for))\b",
     re.I,
 )
+
+
+def _set_apart(sentence: str, start: int) -> bool:
+    """Whether the clause before ``start`` (after its last comma or semicolon, brackets aside) sets
+    what follows apart from the sentence's values ("with the exception of", "similar to")."""
+    clause = re.sub(r"\([^()]*\)", "", sentence[:start]).rsplit(",", 1)[-1].rsplit(";", 1)[-1]
+    return _SET_APART.search(clause) is not None
+
+
 # a lowercase "formation" after these is an event: "orocline formation", "crust formation"
 _PROCESS = re.compile(
     r"(?:orocline|orogen|crust|basin|arc|rift|ocean|plateau|mountains?|continent|supercontinent|soil|ore|"
@@ -165,8 +174,7 @@ def unit_mentions(sentence: str) -> list[UnitMention]:
             continue  # "Cantabrian Orocline formation": the forming of it
         if re.fullmatch(r"\d+", unit_word) and "Member" not in match.group(0):
             continue  # "Group 1", "Suite 2": a class of analyses, not a unit
-        clause = re.sub(r"\([^()]*\)", "", sentence[:start]).rsplit(",", 1)[-1].rsplit(";", 1)[-1]
-        if _SET_APART.search(clause):
+        if _set_apart(sentence, start):
             continue
         end = match.end()
         after = _AFTER.match(sentence[end:])
@@ -179,8 +187,7 @@ def unit_mentions(sentence: str) -> list[UnitMention]:
             start += opener.end() if opener else 0
         found.append(UnitMention((" ".join(sentence[start:end].split()),), start, end))
     for setting in _SETTING.finditer(sentence):
-        clause = re.sub(r"\([^()]*\)", "", sentence[: setting.start()]).rsplit(",", 1)[-1].rsplit(";", 1)[-1]
-        if _SET_APART.search(clause) or any(
+        if _set_apart(sentence, setting.start()) or any(
             u.start < setting.end() and setting.start() < u.end for u in found
         ):
             continue
