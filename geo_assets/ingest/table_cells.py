@@ -8,8 +8,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["mark_cell", "marks_row"]
+__all__ = ["COORDINATE", "mark_cell", "marks_row"]
 
+# a latitude or longitude in degrees (and minutes, seconds, a hemisphere): "36°18.5′", "120°27′W",
+# "45°12′30″N", "45.2°N" — a number to both readers (a data line's word, a table cell)
+COORDINATE = re.compile(
+    r"^(?P<sign>[+\-\u2212])?(?P<deg>\d{1,3}(?:\.\d+)?)°\s*(?:(?P<min>\d{1,2}(?:\.\d+)?)\s*[′'])?"
+    r"\s*(?:(?P<sec>\d{1,2}(?:\.\d+)?)\s*[″\"])?\s*(?P<side>[NSEW])?$"
+)
 _MARK_CELL = re.compile(r"\(?[a-z]\)|[*†‡§¶]+")
 # a letter mark set beside a value in a cell of its own ("40 (a)": a compilation's analytical
 # method), whole or split where the text layer split it ("(c", ")")

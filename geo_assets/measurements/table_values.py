@@ -71,7 +71,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from geo_assets.ingest.table_cells import mark_cell, marks_row
+from geo_assets.ingest.table_cells import COORDINATE, mark_cell, marks_row
 from geo_assets.measurements.samples import label_identifier
 from geo_assets.measurements.table_headers import (
     CONDITION,
@@ -121,11 +121,6 @@ _RANGE_CELL = re.compile(
 # a parameter stated in the label column under a sample's row ("ζ = 385.9", "ρD = 1557600" under
 # "JR1" in a fission-track table): the row is the sample's next grain, not a row of its own
 _LABEL_STATEMENT = re.compile(rf"^[^\W\d][^\d=]{{0,10}}=\s*{_NUM}(?:\s*(?:±|\+/-)\s*{_NUM})?$")
-# a latitude or longitude in degrees, minutes and seconds ("36°18.5′", "120°27′W", "45°12′30″N")
-_COORDINATE_CELL = re.compile(
-    r"^(?P<sign>[+\-\u2212])?(?P<deg>\d{1,3}(?:\.\d+)?)°\s*(?:(?P<min>\d{1,2}(?:\.\d+)?)\s*[′'])?"
-    r"\s*(?:(?P<sec>\d{1,2}(?:\.\d+)?)\s*[″\"])?\s*(?P<side>[NSEW])?$"
-)
 # a serial-number column's head: "S/NO", "S/No.", "Sl. No.", "S. No" (checked before the analyte
 # vocabulary, which reads "S/N" as a ratio)
 _SERIAL = re.compile(r"^(?:s\s*/\s*no|sl?\.?\s*no)\.?$", re.IGNORECASE)
@@ -686,6 +681,7 @@ def extract_table_values(
         else:
             stated_label = ""
         text, place = keys.place(text, under, section)
+        place.states = stated_label
         sample, mark = _sample_name(" ".join(cells[sample_at].split())) if sample_at is not None else ("", "")
         continued = sample_at is not None and not sample and bool(text)
         if continued:  # the sample cell left blank under a sample ("R TC" under "BD03"): the same sample
@@ -707,12 +703,7 @@ def extract_table_values(
             notes = _cell_notes(printed_marks, mark, relative=i in relative and uncertainty is not None)
             if continued and sample:
                 notes.append("sample: the row above's (its sample cell is blank)")
-            notes += [
-                n.replace("its label cell is blank", f"its label cell states {stated_label!r}")
-                if stated_label
-                else n
-                for n in place.notes(text)
-            ]
+            notes += place.notes(text)
             if nth[i] > 1:  # "Ns Ni Age err" printed three times across the page, a grain in each
                 notes.append(f"column: number {nth[i]} headed {' '.join(headers[i].split())!r}")
             if i in percent:
@@ -757,10 +748,12 @@ class _Place:
     line: int = 0
     under: str = ""
     again: int = 0
+    states: str = ""  # what the label cell prints in place of a label ("ζ = 385.9" under "JR1")
 
     def notes(self, text: str) -> list[str]:
+        cell = f"states {self.states!r}" if self.states else "is blank"
         return (
-            ([f"row: line {self.line} of {text!r} (its label cell is blank)"] if self.line > 1 else [])
+            ([f"row: line {self.line} of {text!r} (its label cell {cell})"] if self.line > 1 else [])
             + ([f"row: under the section row {self.under!r}"] if self.under else [])
             + ([f"row: number {self.again} labelled {text!r}"] if self.again > 1 else [])
         )
@@ -1320,7 +1313,7 @@ def _range(text: str) -> _Read | None:
 def _coordinate(text: str) -> _Read | None:
     """A coordinate cell ("36°18.5′", "45°12′30″N") as decimal degrees; south and west of a letter
     in the cell are negative (a header's "(°W)" is left to the unit)."""
-    match = _COORDINATE_CELL.match(text)
+    match = COORDINATE.match(text)
     if match is None or not (match.group("min") or match.group("sec") or match.group("side")):
         return None  # "12°" alone is an angle, read as a number with its unit elsewhere
     degrees = (

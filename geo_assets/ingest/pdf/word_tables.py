@@ -71,7 +71,7 @@ from typing import Any
 from pdfplumber.utils import extract_words
 
 from geo_assets.ingest.pdf.headings import CAPTION_NUMBER, LIST_ENTRY
-from geo_assets.ingest.table_cells import mark_cell, marks_row
+from geo_assets.ingest.table_cells import COORDINATE, mark_cell, marks_row
 from geo_rag_runtime.text.readable import decimal_points
 
 __all__ = ["WordTable", "page_word_tables", "reading_view", "turn_box"]
@@ -91,10 +91,6 @@ _TEXT_PUNCTUATION = re.compile(r"[.:;,=]")
 # a range of values printed under a mean ("(78-780)", "(20–1,000)") or a date ("02/08/2006"): data,
 # not a head
 _RANGE_WORD = re.compile(r"^\(?[\d.,]+\s*[-–]\s*[\d.,]+\)?$|^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$")
-# a latitude or longitude in degrees and minutes ("36°18.5′", "120°27′W", "45.2°N"): a table's value
-_COORDINATE = re.compile(
-    r"^[+\-\u2212]?\d{1,3}(?:\.\d+)?°(?:\d{1,2}(?:\.\d+)?[′'])?(?:\d{1,2}(?:\.\d+)?[″\"])?[NSEW]?$"
-)
 _MAX_RUNNING_HEAD = 2  # lines above a page's first table row that may be its running head
 _WORD_SETTINGS: dict[str, Any] = {
     "x_tolerance": 1.5, "y_tolerance": 2, "keep_blank_chars": False, "extra_attrs": ["size"]
@@ -385,7 +381,7 @@ def _is_data(line: _Line) -> bool:
     a compilation's analytical method) is no word of it. A range ("89–95") and a coordinate
     ("36°18.5′") count as numbers: a sample table's depositional ages and locations."""
     texts = _value_words(line)
-    numbers = sum(is_number(t) or bool(_RANGE_WORD.match(t) or _COORDINATE.match(t)) for t in texts)
+    numbers = sum(is_number(t) or bool(_RANGE_WORD.match(t) or COORDINATE.match(t)) for t in texts)
     nulls = sum(_NULL_CELL.match(t) is not None for t in texts)
     return numbers >= 2 and numbers + nulls >= 0.5 * len(texts)
 
@@ -457,12 +453,15 @@ def _frame_tables(words: list[_Word], width: float, number: int, captionless: bo
         elif (
             end.x1 < middle + 0.05 * width
             and start.x0 < middle
-            and (not _spans_page(lines, caption_line, middle) or _gutter(words, caption_line, middle, width))
+            and (
+                (gutter := _gutter(words, caption_line, middle, width))
+                or not _spans_page(lines, caption_line, middle)
+            )
         ):
             # a short caption in the left column of two; the column may reach past the page's
             # middle (a table wider than the text above it), as far as the gutter before the other
             # column's text
-            left, right = 0.0, max(middle + 5, _gutter(words, caption_line, middle, width))
+            left, right = 0.0, max(middle + 5, gutter)
         else:
             left, right = 0.0, width
         inside = [w for w in words if w.x0 >= left - 1 and w.x1 <= right + 1]
