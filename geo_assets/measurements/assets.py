@@ -15,6 +15,10 @@ from geo_rag_runtime.vocab import vocabulary_version
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
+    # 30: a composition printed before the one unit its sentence names is that unit's; a sentence
+    # goes on about a unit with "these basalts" anywhere, or "The felsic rocks" up to three sentences
+    # on; rocks a unit "contains" are that unit's; a unit a value is compared with ("indistinguishable
+    # from", "higher than") is not its;
     # 29: a range cell ("89–95") is a value and its high end, a mean bracketed after it a note; "131 ± 5"
     # gridded over three columns is one value and its uncertainty; a parameter in the label column
     # ("ζ = 385.9" under "JR1") is the sample's, its row the sample's next grain; columns headed by
@@ -77,7 +81,7 @@ from geo_rag_runtime.vocab import vocabulary_version
     # 14: a sparse top header line heads its own column only; a wrapped header's "error)" is no
     # uncertainty column; a continued page takes its first page's caption unit and is cited at its
     # own block; 13: a name before its bracketed value is its sample; ratio columns in Ma are ages
-    code_version=f"measurements-29+vocab.{vocabulary_version()}",
+    code_version=f"measurements-30+vocab.{vocabulary_version()}",
     pool="docstore",
     check_specs=[dg.AssetCheckSpec("rows_with_sample", asset="measurements")],
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "

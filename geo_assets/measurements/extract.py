@@ -58,9 +58,14 @@ __all__ = ["EXTRACTOR", "paper_measurements"]
 
 log = logging.getLogger(__name__)
 
-EXTRACTOR = "text-rules-3"  # 3: rock units; a value's own bracket and "for" name its sample
+EXTRACTOR = "text-rules-4"  # 4: a unit named later, "these basalts", rocks a unit contains; 3: rock units
 TABLE_EXTRACTOR = "table-headers-3"  # 3: samples from the paper's names and the caption; units per column
 _MATERIAL_TYPES = {"Mineral", "Rock"}
+# values that describe what rocks are made of (a unit named later in the sentence may be theirs), not
+# when something happened or how hot it was
+_COMPOSITION_UNITS = {"wt.%", "ppm", "ppb", "mol%", "ratio", "epsilon", "‰"}
+# how many sentences on a section may take up the unit it named by naming its rocks ("The felsic rocks")
+_TAKEN_UP = 3
 # "Table 1. (continued)": a later page of a table
 _CONTINUED = re.compile(r"^\W*(?:table\s+\S+?\W+)?cont(?:inued|d?\.)", re.I)
 # "Row and column names follow the same convention as Table 1": that caption defines these columns too
@@ -96,6 +101,9 @@ def paper_measurements(
         # what the section named last, a sample or a rock unit: "Sample X … . Two analyses yield …",
         # "The mafic rocks from the Y suite have … . They have …"; naming one drops the other
         carried, carried_unit = "", ""
+        # the unit the section named last and how many sentences ago: "The rhyolite samples from the Y
+        # suite … . The absence of … . The felsic rocks have εNd(t) of …" takes it up two sentences on
+        named_unit, since = "", 0
         for s_start, s_end, found in sentences:
             sentence = section.text[s_start:s_end]
             values = extract_text_values(sentence)
@@ -108,12 +116,21 @@ def paper_measurements(
             samples = [
                 own or ("" if units else carried) for own in samples_for_values(sentence, spans, mentions)
             ]
-            # a unit is carried only into a sentence that goes on about its rocks ("They have …")
-            carried_unit = continues(sentence, carried_unit) if not (mentions or units) else ""
-            of_unit = [own or carried_unit for own in units_for_values(sentence, spans, units)]
+            # a unit is carried only into a sentence that goes on about its rocks ("They have …"),
+            # for the values before any unit or sample of its own
+            since += 1
+            carried_unit = (
+                continues(sentence, carried_unit)
+                or (continues(sentence, named_unit, pronouns=False) if since <= _TAKEN_UP else "")
+                if not mentions
+                else ""
+            )
+            compositions = [v.unit in _COMPOSITION_UNITS for v in values]
+            of_unit = units_for_values(sentence, spans, units, opener=carried_unit, compositions=compositions)
             if mentions or units:
                 carried = "; ".join(mentions[-1].names) if mentions else ""
                 carried_unit = units[-1].names[0] if units else ""
+                named_unit, since = carried_unit, 0
             if not values:
                 continue
             entities = recognize(sentence)

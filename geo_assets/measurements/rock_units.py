@@ -124,13 +124,20 @@ _SET_APART = re.compile(
     r"in\s+contrast\s+to|source\s+(?:area|region|rocks?)\s+(?:of|for)|provenance(?:\s+area)?\s+(?:of|for))\b",
     re.I,
 )
+# a comparison, only right before the unit: "indistinguishable from the mafic rocks of the W suite",
+# "higher than the V pluton" (not "younger than the inferred 500 Ma age of the U Formation")
+_COMPARED = re.compile(
+    r"\b(?:(?:indistinguishable|different|distinct)\s+from|(?:higher|lower|greater|less|younger|older)\s+than)\b"
+    r"[^\d]*$",
+    re.I,
+)
 
 
 def _set_apart(sentence: str, start: int) -> bool:
     """Whether the clause before ``start`` (after its last comma or semicolon, brackets aside) sets
     what follows apart from the sentence's values ("with the exception of", "similar to")."""
     clause = re.sub(r"\([^()]*\)", "", sentence[:start]).rsplit(",", 1)[-1].rsplit(";", 1)[-1]
-    return _SET_APART.search(clause) is not None
+    return _SET_APART.search(clause) is not None or _COMPARED.search(clause) is not None
 
 
 # a lowercase "formation" after these is an event: "orocline formation", "crust formation"
@@ -201,7 +208,21 @@ def unit_mentions(sentence: str) -> list[UnitMention]:
         variant = "" if all(w in unit.split() for w in words) else _other_rocks(unit, other.group("rocks"))
         if variant:
             found.append(UnitMention((variant,), other.start("rocks"), other.end()))
+    for holder in list(found):
+        held = _HOLDS.match(sentence, holder.end)
+        if held is None or any(u.start < held.end() and held.start("rocks") < u.end for u in found):
+            continue
+        rocks = " ".join(held.group("rocks").split())
+        variant = _other_rocks(holder.names[0], rocks) or f"{rocks} of the {holder.names[0]}"
+        found.append(UnitMention((variant,), held.start("rocks"), held.end()))
     return sorted(found, key=lambda u: u.start)
+
+
+# rocks a unit is said to hold: "the Rapitan Group contain granitic basement clasts as young as 755 Ma"
+# (the clasts' age, not the group's)
+_HOLDS = re.compile(
+    rf"\s+(?:contains?|hosts?|includes?)\s+(?P<rocks>(?:(?!{_FUNCTION}\s)[a-z][\w-]*\s+){{0,2}}{_ROCK_NOUN})\b"
+)
 
 
 # a sentence that goes on about the rocks the last one named: "They have …", "These basalts …", "The
@@ -211,20 +232,31 @@ _ANAPHOR = re.compile(
 )
 
 
-def continues(sentence: str, unit: str) -> str:
+def continues(sentence: str, unit: str, *, pronouns: bool = True) -> str:
     """The unit ``sentence`` goes on about, when the sentence before named ``unit``: ``unit`` when it
     opens with a pronoun or with "The …" rocks or samples whose words the unit's phrase has ("The
-    felsic samples" after "felsic rocks from the Ulgey bimodal suite"); the same unit's other rocks
+    felsic samples" after "felsic rocks from the Ulgey bimodal suite"), or names "these" or "those"
+    rocks anywhere ("… imply that these E-MORB-like basalts formed by …"); the same unit's other rocks
     when it opens with rocks the phrase does not name ("The felsic rocks" after "mafic rocks from the
-    Ulgey bimodal suite" are "felsic rocks from the Ulgey bimodal suite"); else ""."""
+    Ulgey bimodal suite" are "felsic rocks from the Ulgey bimodal suite"); else "". Without
+    ``pronouns``, only rocks named with words of their own count ("The felsic rocks …"): how a
+    sentence a few sentences on takes up a unit ("They", "these rocks" there may be anything the
+    sentences between named, "The rocks" too general)."""
     match = _ANAPHOR.match(sentence) if unit else None
+    if match is not None and not pronouns and not match.group("words"):
+        match = None  # "They", "The rock density": not said of the unit's rocks that far on
     if match is None:
-        return ""
+        # "these basalts", unless the sentence compares them with others ("the provenance area for")
+        said = pronouns and _DEMONSTRATIVE.search(sentence) and not _SET_APART.search(sentence)
+        return unit if unit and said else ""
     words = (match.group("words") or "").split()
     if all(w in unit.split() for w in words):
         return unit
     return _other_rocks(unit, match.group(0).split(None, 1)[1])
 
+
+# "these E-MORB-like basalts", "those samples": the rocks the sentence before named
+_DEMONSTRATIVE = re.compile(rf"\b(?:these|those)\s+(?:[\w‐-]+\s+){{0,2}}{_ROCK_NOUN}\b", re.I)
 
 _OF_UNIT = re.compile(rf"\s{_OF}\s")
 
@@ -247,18 +279,34 @@ _BEFORE_ROCK = re.compile(rf"^\s*(?:[a-z][\w-]*\s+){{0,2}}{_ROCKS}(?![\w-])")
 
 
 def units_for_values(
-    sentence: str, spans: Sequence[tuple[int, int]], units: Sequence[UnitMention]
+    sentence: str,
+    spans: Sequence[tuple[int, int]],
+    units: Sequence[UnitMention],
+    *,
+    opener: str = "",
+    compositions: Sequence[bool] = (),
 ) -> list[str]:
     """For each value (its span in ``sentence``): the unit it describes, or "". The rule of
     :func:`~geo_assets.measurements.samples.samples_for_values` (a value's own bracket, a unit it is
     said to be for, else the one before it), and: a value printed right before a named unit is that
     unit's ("the 28 Ma Fish Canyon Tuff"); one printed right before an unnamed rock is that rock's,
-    no unit's ("a ca. 590 Ma monzogranite")."""
+    no unit's ("a ca. 590 Ma monzogranite").
+
+    A value before the sentence's first unit takes ``opener``, the unit the sentence goes on about
+    (:func:`continues`: "They have …, unlike the X pluton"); failing that, a composition (a
+    concentration, ratio, ε or δ value: ``compositions[i]``) takes the one unit the sentence names
+    after it: "the low Th/Ce (0.05–0.06) indicate negligible contamination of the basalts from the
+    Mukhar formation". Not an age, temperature or pressure: "At 380 Ma a thermal event heated the
+    Tarn Formation" dates the event."""
     out = samples_for_values(sentence, spans, units)
+    first = units[0].start if units else len(sentence)
+    only = units[0].names[0] if len({u.names[0] for u in units}) == 1 else ""
     for i, (_, end) in enumerate(spans):
         adjacent = next((u for u in units if u.start >= end and not sentence[end : u.start].strip()), None)
         if adjacent is not None:
             out[i] = adjacent.names[0]
         elif _BEFORE_ROCK.match(sentence[end:]):
             out[i] = ""
+        elif not out[i] and end <= first:
+            out[i] = opener or (only if i < len(compositions) and compositions[i] else "")
     return out

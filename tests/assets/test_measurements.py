@@ -287,6 +287,68 @@ def test_values_said_of_a_named_rock_unit_carry_it() -> None:
               "εNd of +1.3–2.1.") == ["mafic rocks from the Kerrow suite", "felsic samples from the Kerrow suite"]  # fmt: skip
     assert continues("The mafic samples show Eu/Eu* of 0.6.", "Kerrow Formation") == ""  # its rocks: unknown
     assert continues("Zircon ages of 410 Ma are common.", unit) == ""
+    # "these" or "those" rocks anywhere in the sentence; a few sentences on, only rocks named as such
+    assert continues("Ratios imply that these E-MORB-like basalts formed by 5% melting.", unit) == unit
+    assert continues("They have (La/Yb)N of 2.9–5.5.", unit, pronouns=False) == ""
+    assert continues("The rock density is 2.65 g/cm3 in these rocks.", unit, pronouns=False) == ""
+    assert continues("The felsic samples show Eu/Eu* of 0.34–0.59.", unit, pronouns=False) == unit
+
+
+def test_a_value_before_the_unit_its_sentence_names_later() -> None:
+    """A composition printed before the one unit its sentence names is that unit's (an age or a
+    temperature there may date an event instead); a value before any unit takes the unit the sentence
+    goes on about; rocks a unit is said to contain are those rocks of the unit."""
+    from geo_assets.measurements.rock_units import unit_mentions, units_for_values
+
+    def of(sentence: str, opener: str = "") -> list[str]:
+        values = extract_text_values(sentence)
+        spans = [(v.start, v.end) for v in values]
+        compositions = [v.unit in {"ratio", "epsilon", "wt.%", "ppm"} for v in values]
+        return units_for_values(
+            sentence, spans, unit_mentions(sentence), opener=opener, compositions=compositions
+        )
+
+    assert of(
+        "The high Th/Nb (0.25–0.30) points to a slab component in the lavas of the Kerrow Formation."
+    ) == ["lavas of the Kerrow Formation"]
+    assert of("At 380 Ma a thermal event heated the Tarn Formation to 200 °C.") == ["", "Tarn Formation"]
+    # a unit the values are compared with is not theirs
+    assert of("The dykes have εNd(t) of +2.1, indistinguishable from the mafic rocks of the Tarn suite.") == [
+        ""
+    ]
+    assert of("These lavas have Ba/Nb of 45, higher than the Arda Pluton.") == [""]
+    # the unit the sentence goes on about, before another unit it names
+    assert of(
+        "They have 87Sr/86Sr of 0.7041, and the Brenock pluton has 87Sr/86Sr of 0.7062.",
+        opener="basalts from the Kerrow Formation",
+    ) == ["basalts from the Kerrow Formation", "Brenock pluton"]
+    # rocks a unit contains: their age, not the unit's
+    assert of(
+        "Glacial deposits of the Arrow Group contain granitic basement clasts as young as 755 ± 18 Ma."
+    ) == ["granitic basement clasts of the Arrow Group"]
+    assert of("The Arrow Group contains basalt clasts of 702 ± 4 Ma.") == ["basalt clasts of the Arrow Group"]
+
+
+def test_a_section_takes_up_the_unit_it_named_a_few_sentences_before() -> None:
+    """ "The felsic rocks …" two sentences after "the rhyolite samples from the Kerrow suite" are that
+    suite's felsic rocks; a pronoun that far on is not taken to mean them, nor is a unit carried past
+    a named sample."""
+    from geo_assets.measurements.extract import paper_measurements
+    from geo_rag_runtime.models import CleanedPaper, CleanSection
+
+    text = (
+        "The rhyolite samples from the Kerrow bimodal suite are rich in silica. Intermediate rocks are "
+        "absent in the region. The felsic rocks have εNd(t) values of +1.3 to +2.1. Zircon is common in "
+        "the sediments. They have δ18O of 6.1‰. Sample KR-7 is a dyke. The felsic rocks have Ba/Nb of 45."
+    )
+    cleaned = CleanedPaper(
+        paper_id="p1", source_file="x.pdf", title="T", text=text,
+        sections=[CleanSection(heading="Discussion", kind="body", text=text, char_start=0, char_end=len(text))],
+    )  # fmt: skip
+    units = {r.analyte: r.rock_unit for r in paper_measurements(cleaned, [])}
+    assert units["εNd"] == "felsic rocks from the Kerrow bimodal suite", units
+    assert units["δ18O"] == "", units
+    assert units["Ba/Nb"] == "", units
 
 
 def test_a_sample_the_paper_named_is_found_bare_in_its_other_sentences() -> None:
