@@ -196,7 +196,8 @@ def _table_rows(
         continued = lender is not None and bool(_CONTINUED.match(caption.text))
         said = f"{caption.text} {lender.text}" if lender and continued else caption.text
         try:
-            notes = caption.note or (lender.note if lender else "")
+            # a table split over pages prints its footnotes under its last page: they hold on all
+            notes = caption.note or (lender.note if lender else "") or _later_notes(caption, captions)
             values = extract_table_values(caption.rows, said, lender.text if lender else "", notes)
             if not values and lender is not None and lender.rows and continued:
                 # a continued page that does not repeat the header: the first page's header rows
@@ -283,6 +284,19 @@ def _lender(caption: Caption, captions: Sequence[Caption]) -> Caption | None:
             if other.kind == "table" and other.label == caption.label and not _CONTINUED.match(other.text):
                 return other
     return None
+
+
+def _later_notes(caption: Caption, captions: Sequence[Caption]) -> str:
+    """The footnotes printed under the continued pages of the table ``caption`` begins ("" for a
+    continued page itself, which has its own or its first page's)."""
+    if _CONTINUED.match(caption.text):
+        return ""
+    later = (
+        c.note
+        for c in captions
+        if c is not caption and c.kind == "table" and c.label == caption.label and _CONTINUED.match(c.text)
+    )
+    return " ".join(n for n in later if n)
 
 
 def _chunk_at(chunks: Sequence[Chunk], offset: int) -> Chunk | None:

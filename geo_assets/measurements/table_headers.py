@@ -253,6 +253,27 @@ def units_of_caption(caption: str) -> dict[str, str]:
     return {"oxide": "wt.%"} if concentrations == {"wt.%", "ppm", "ppb"} else {}
 
 
+# a note naming the unit of one kind of row: "Trace elements in ppm", "major elements are given in
+# wt.%", "Major oxides (wt%)", "trace element concentrations in ppm", "REE in ppb"
+_KIND_UNIT = re.compile(
+    r"\b(?P<kind>major(?:[\s-]+elements?|[\s-]+oxides?)?|oxides|trace(?:[\s-]+elements?)?|REE|rare[\s-]+earth\s+elements)"
+    r"(?:\s+(?:concentrations|contents|abundances|data|compositions|analyses))?(?:\s+(?:are|is|were|was))?(?:\s+(?:given|reported|expressed|quoted|listed|shown))?"
+    r"\s*(?:\(|\s(?:in|as)\s+)(?P<unit>wt\.?\s?%|ppm|ppb|[µμ]g/g|ng/g)",
+    re.I,
+)
+
+
+def units_of_notes(notes: str) -> dict[str, str]:
+    """The unit a table's footnotes give a kind of row ("Trace elements in ppm by XRF-F" → ppm for
+    elements), by kind, as :func:`units_of_caption` reads them. Only where the note names the kind:
+    a note says many things in many units ("Errors are 2σ in Ma"), unlike a caption."""
+    out: dict[str, str] = {}
+    for match in _KIND_UNIT.finditer(notes):
+        kind = "element" if match.group("kind")[0] in "tTrR" else "oxide"
+        out.setdefault(kind, UNITS.get(match.group("unit"), "") or unit_in(f"({match.group('unit')})"))
+    return {kind: unit for kind, unit in out.items() if unit}
+
+
 def units_of_section(label: str) -> dict[str, str] | None:
     """A row that only names a unit for the rows under it ("Major elements (wt.%)", "Trace elements
     (ppm)"): that unit for oxides and elements, else None."""

@@ -98,6 +98,7 @@ from geo_assets.measurements.table_headers import (
     unit_as_printed,
     unit_in,
     units_of_caption,
+    units_of_notes,
     units_of_section,
     wrapped_tail,
 )
@@ -435,7 +436,8 @@ def extract_table_values(
             for a, b in zip(bounds, bounds[1:], strict=False)
             for value in extract_table_values([r[a:b] for r in rows], caption, definitions, footnotes)
         ]
-    caption_units = units_of_caption(plain_letters(caption))
+    # the caption's units, then those the footnotes give a kind of row ("Trace elements in ppm")
+    caption_units = units_of_notes(plain_letters(footnotes)) | units_of_caption(plain_letters(caption))
     column_units = {**caption_column_units(definitions), **caption_column_units(caption)}
     in_percent = bool(PERCENT_CAPTION.search(plain_letters(caption)))  # "values are expressed as percentages"
     # the quantity the caption names with its unit ("β in %"), else the label column's head ("β (%)"

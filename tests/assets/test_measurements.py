@@ -1050,6 +1050,33 @@ def test_a_u_pb_table_over_three_pages_keeps_every_analysis_with_its_sample() ->
     assert not any(r.analyte in {"Sample", "Number", "Analysis Number"} for r in cells)
 
 
+def test_a_table_split_over_pages_takes_the_footnotes_under_its_last_page() -> None:
+    """A whole-rock table over two pages prints "Trace elements in ppm" once, under its last page:
+    the note holds for the first page's rows too."""
+    from geo_assets.ingest.cleaned_paper import clean_paper
+    from geo_assets.measurements.extract import paper_measurements
+    from geo_rag_runtime.models import Caption, Paper, Section
+
+    head = [["Sample", "KR-1", "KR-2"]]
+    captions = [
+        Caption(kind="table", label="Table 1", page=4, text="Analyses of the Kerrow granites",
+                rows=[*head, ["Rb", "250", "310"], ["Sr", "45", "38"], ["Ba", "120", "95"]]),
+        Caption(kind="table", label="Table 1", page=5, text="Table 1. (continued)", note="Trace elements in ppm.",
+                rows=[*head, ["La", "41", "36"], ["Ce", "88", "79"], ["Nd", "35", "30"]]),
+    ]  # fmt: skip
+    paper = Paper(
+        paper_id="p7", source_file="t.pdf", title="Granites", sha256="0" * 64,
+        sections=[Section(heading="Results", paragraphs=["See Table 1."])], captions=captions,
+    )  # fmt: skip
+    units = {
+        (r.page, r.analyte, r.unit)
+        for r in paper_measurements(clean_paper(paper), [], paper.captions)
+        if r.source_type == "table" and r.sample == "KR-1"
+    }
+    assert units == {(4, "Rb", "ppm"), (4, "Sr", "ppm"), (4, "Ba", "ppm"), (5, "La", "ppm"), (5, "Ce", "ppm"),
+                     (5, "Nd", "ppm")}  # fmt: skip
+
+
 def test_embedded_parser_reads_a_real_unruled_table(tmp_path: Path) -> None:
     """McNab & Ball (2023) Table 3 (a sample paper): cells under the caption, in the TEI and as rows."""
     from geo_assets.ingest.pdf import pdf_to_tei

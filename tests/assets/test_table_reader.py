@@ -1779,3 +1779,51 @@ def test_a_caption_sentence_spilled_into_a_header_and_the_quantity_in_the_label_
     }  # fmt: skip
     rows = [["Sample", "Conc. (ppm)"], ["A-1", "12.5"], ["A-2", "13.0"]]
     assert [v.column for v in extract_table_values(rows, "Table 2. Uranium")] == ["Conc. (ppm)"] * 2
+
+
+def test_a_note_under_a_table_set_small_with_no_mark_is_its_footnote_and_gives_units(tmp_path: Path) -> None:
+    """Journals print "Trace elements in ppm by XRF …" under a whole-rock table with no footnote mark,
+    in the table's small type. That note is the table's footnote (running text at the page's prose
+    size after it is not), and it gives the element rows their unit; the oxides keep theirs."""
+    import pdfplumber
+
+    from tests.assets.paper_builders import pages_pdf, text_lines
+
+    prose = [f"Running text of the paper, line {i}, set in the size of its prose." for i in range(12)]
+    table = [
+        (118.0, 9.0, [(72.0, "Table 1. Whole-rock analyses of the Kerrow granites")]),
+        (134.0, 8.0, [(72.0, "Sample"), (200.0, "KR-1"), (260.0, "KR-2"), (320.0, "KR-3")]),
+        (146.0, 8.0, [(72.0, "SiO2 (wt.%)"), (200.0, "72.1"), (260.0, "73.4"), (320.0, "74.0")]),
+        (156.0, 8.0, [(72.0, "Al2O3 (wt.%)"), (200.0, "13.9"), (260.0, "13.2"), (320.0, "12.8")]),
+        (166.0, 8.0, [(72.0, "Rb"), (200.0, "250"), (260.0, "310"), (320.0, "402")]),
+        (176.0, 8.0, [(72.0, "Sr"), (200.0, "45"), (260.0, "38"), (320.0, "21")]),
+        (186.0, 8.0, [(72.0, "Nb"), (200.0, "18"), (260.0, "24"), (320.0, "33")]),
+        (200.0, 7.0, [(72.0, "Analyses by X-Ray Assay Laboratories. Trace elements in ppm by XRF,")]),
+        (208.0, 7.0, [(72.0, "if not otherwise mentioned.")]),
+    ]
+    after = text_lines(226.0, 12.0, 10.0, ["The granites are rich in Rb and poor in Sr.", *prose[:4]])
+    path = pages_pdf(tmp_path / "note.pdf", [[*text_lines(30.0, 12.0, 10.0, prose[4:10]), *table, *after]])
+    with pdfplumber.open(path) as pdf:
+        (found,) = page_word_tables(pdf.pages[0], 1)
+    assert found.note == (
+        "Analyses by X-Ray Assay Laboratories. Trace elements in ppm by XRF, if not otherwise mentioned."
+    )
+    values = {
+        (v.sample, v.analyte): v for v in extract_table_values(found.rows, found.caption, "", found.note)
+    }
+    assert (values["KR-1", "Rb"].value, values["KR-1", "Rb"].unit) == (250, "ppm")
+    assert values["KR-3", "Nb"].unit == "ppm" and values["KR-2", "SiO2"].unit == "wt.%"
+    # without the note, the elements have no unit: the note is what gives it
+    bare = {(v.sample, v.analyte): v.unit for v in extract_table_values(found.rows, found.caption)}
+    assert bare["KR-1", "Rb"] == "" and bare["KR-1", "SiO2"] == "wt.%"
+
+
+def test_a_footnote_names_the_unit_of_a_kind_of_row_only_where_it_names_the_kind() -> None:
+    from geo_assets.measurements.table_headers import units_of_notes
+
+    assert units_of_notes("Major elements are given in wt.%, trace elements in ppm.") == {
+        "oxide": "wt.%",
+        "element": "ppm",
+    }
+    assert units_of_notes("Trace element concentrations in ppm; REE by ICP-MS.") == {"element": "ppm"}
+    assert units_of_notes("Errors are 2σ in Ma; n.a., not analysed.") == {}

@@ -791,26 +791,53 @@ def _results_block(table: WordTable, lines: list[_Line], last: _Line, span: floa
 _FOOTNOTE = re.compile(r"^(?:\(?[a-z]\)\s|[*†‡§¶⌃#]+\s?\S|(?:Notes?|Abbreviations?)\s?[:.])")
 
 
+# the next table's or figure's caption, however its number is followed ("Table 7 Test of the tree")
+_NEXT_CAPTION = re.compile(rf"^(?:Table|TABLE|Fig(?:ure)?s?\.?|FIG(?:URE)?\.?)\s*{CAPTION_NUMBER}")
+
+
 def _footnotes(lines: list[_Line], last: _Line, box: tuple[float, float, float, float]) -> str:
     """The footnotes printed right under a table: lines below its last row that open with a mark
-    ("(a)", "*", "†", "Note:") and the lines that go on from them, within the table's width, up
-    to a wide gap or a line that is neither; "" when none follows the table."""
+    ("(a)", "*", "†", "Note:"), or, first, a line of words set smaller than the page's prose ("Trace
+    elements in ppm by XRF …", a note with no mark), and the lines that go on from them, within the
+    table's width, up to a wide gap or a line that is neither; "" when none follows the table."""
     below = sorted((ln for ln in lines if ln.top > last.bottom), key=lambda ln: ln.top)
+    prose = _prose_size(lines)
     out: list[_Line] = []
     previous = last
     for line in below:
         gap = line.top - previous.bottom
         size = max(line.words[0].size, 4.0)
-        if line.x0 < box[0] - 2 * size or line.x1 > box[2] + 2 * size or _CAPTION.match(line.words[0].text):
+        if line.x0 < box[0] - 2 * size or line.x1 > box[2] + 2 * size or _NEXT_CAPTION.match(line.text):
             break
-        if _FOOTNOTE.match(line.text) and gap <= (3.5 if not out else 1.5) * size:
+        if _FOOTNOTE.match(line.text) or (not out and _small_words(line, prose)):
+            if gap > (3.5 if not out else 1.5) * size:
+                break
             out.append(line)
-        elif out and gap <= 0.8 * size and not _is_data(line):
-            out.append(line)  # a footnote's next line
+        elif out and gap <= 0.8 * size and not _is_data(line) and size <= out[0].words[0].size + 0.5:
+            out.append(line)  # a footnote's next line, in the footnote's type
         else:
             break
         previous = line
     return " ".join(ln.text for ln in out)
+
+
+def _small_words(line: _Line, prose: float) -> bool:
+    """A line of words set smaller than the page's prose, two or more of them lowercase words of a
+    sentence ("Trace elements in ppm by XRF", not a table's last row "Nature From 4 to 8 From 2 to
+    5"): a table's note that prints no mark."""
+    words = [w.text.strip(",.;:()") for w in line.words]
+    return (
+        line.words[0].size < prose - 0.5
+        and line.text[:1].isalpha()
+        and sum(w.isalpha() and w.islower() and len(w) >= 3 for w in words) >= 2
+        and not _is_data(line)
+    )
+
+
+def _prose_size(lines: list[_Line]) -> float:
+    """The size most of a page's words are set in: its prose's (a table's notes are set smaller)."""
+    sizes = [round(w.size, 1) for ln in lines for w in ln.words]
+    return statistics.mode(sizes) if sizes else 0.0
 
 
 def _run(lines: list[_Line], first: int, span: float, *, downwards: bool = True) -> list[_Line]:
