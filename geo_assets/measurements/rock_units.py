@@ -13,7 +13,8 @@ parts allowed) followed by a unit word: lithostratigraphic (Formation, Group, Su
 Suite, Complex) or an intrusive or volcanic body (Pluton, Batholith, Intrusion, Massif, Dyke, Sill,
 Volcano, Province), or a rock name printed after a place name ("the Perelle diorite", "Hawaiian
 basalts"), and the rocks of a tectonic setting ("mid-ocean ridge basalts", "island arc lavas":
-GEOROC divides its data by setting). Lowercase unit words count too ("Mukhar formation") unless the word names a process
+GEOROC divides its data by setting), and the rocks of a named region, when the sentence names them
+("mafic rocks of the Central Iberian Zone": GEOROC keys its data by location). Lowercase unit words count too ("Mukhar formation") unless the word names a process
 ("orocline formation"). The rocks the subject names before it are kept with it ("mafic rocks from
 the Ulgey bimodal volcanic suite"), so mafic and felsic rocks of one suite stay apart.
 
@@ -75,6 +76,28 @@ _SUBJECT = re.compile(
     rf"(?:(?<![\w-])(?!{_FUNCTION}\s)[a-z][\w-]*\s+){{0,2}}(?:{_ROCK_NOUN}\s+(?:and|or)\s+)?"
     rf"(?<![\w-]){_ROCK_NOUN}\s+{_OF}\s+(?:the\s+)?$",
     re.I,
+)
+# the rocks of a named region, named before it: "mafic rocks of the Central Iberian Zone", "detrital
+# zircons from the South Kitakami forearc basin", "volcanic rocks in the northern Arabian-Nubian
+# Shield" (GEOROC keys its data by location). A region alone is no unit ("the Iberian Massif"), nor
+# are bare "rocks of" or "samples from" it: the rocks must be named ("mafic rocks", "strata")
+_REGION_WORD = (
+    r"(?:Zone|Belt|belt|Shield|Basin|basin|Uplift|Terrane|terrane|Craton|craton|Block|Orogen|Orocline|"
+    r"Range|Mountains|Domain|Massif|Platform|Rift|Islands?|Ridge|Plateau|Arc)"
+)
+_REGION_KIND = (
+    r"(?:forearc|fore-arc|back-arc|foreland|intracratonic|rift|sedimentary|volcanic|magmatic|mobile|"
+    r"fold|fold-and-thrust|orogenic|accretionary)"
+)
+# words that describe rocks ("mafic", "detrital", "igneous", "alkaline", "sedimentary", "deformed"),
+# not verbs or prepositions before them ("include", "unlike")
+_DESCRIBING = r"[A-Za-z][a-z-]*(?:ic|al|ous|ine|ary|ed|ar|ite|ian|ant|ent)"
+_GROUP_NOUN = rf"(?:{_ROCK_NOUN}|strata|zircons?|rocks?|intrusions?|plutons?|granitoids?|volcanics)"
+_REGION = re.compile(
+    rf"(?<![\w-])(?:(?i:{_GROUP_NOUN})\s+(?:and|or)\s+)?(?:{_DESCRIBING}\s+){{1,2}}"
+    rf"(?:{_GROUP_NOUN}\s+(?:and|or)\s+)?{_GROUP_NOUN}"
+    rf"\s+{_OF}\s+the\s+(?:(?:northern|southern|eastern|western|central|outer|inner)\s+)?"
+    rf"(?P<name>{_NAME})(?:\s+{_REGION_KIND}){{0,2}}\s+{_REGION_WORD}(?![\w-])"
 )
 # the rocks of a tectonic setting, GEOROC's own division of its data: "mid-ocean ridge basalts",
 # "ocean island basalts", "island arc lavas" (lowercase, no proper name; acronyms such as MORB are
@@ -193,6 +216,16 @@ def unit_mentions(sentence: str) -> list[UnitMention]:
             opener = re.match(r"(?:the|these|those|all|most|our)\s+", sentence[start:], re.I)
             start += opener.end() if opener else 0
         found.append(UnitMention((" ".join(sentence[start:end].split()),), start, end))
+    for region in _REGION.finditer(sentence):
+        if _set_apart(sentence, region.start("name")) or any(
+            u.start < region.end() and region.start("name") < u.end for u in found
+        ):
+            continue
+        if not any(w not in _AGES and w not in _OPENERS for w in region.group("name").split()):
+            continue  # "the Central Zone": a position, no name
+        phrase = " ".join(region.group(0).split())
+        opener = re.match(r"(?:the|these|those|all|most|our)\s+", phrase, re.I)
+        found.append(UnitMention((phrase[opener.end() if opener else 0 :],), region.start(), region.end()))
     for setting in _SETTING.finditer(sentence):
         if _set_apart(sentence, setting.start()) or any(
             u.start < setting.end() and setting.start() < u.end for u in found

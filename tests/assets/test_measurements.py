@@ -267,6 +267,14 @@ def test_values_said_of_a_named_rock_unit_carry_it() -> None:
     # the rocks of a tectonic setting, lowercase: values said of them are theirs, unless set apart
     assert of("Ocean island basalts equilibrate at 2–4 GPa and 1350 °C.") == ["Ocean island basalts"] * 2
     assert of("The lavas have Nb/U similar to mid-ocean ridge basalts (47 ± 10).") == [""]
+    # the rocks of a named region, named before it (not a region alone, nor bare "rocks of" it)
+    assert of("Granitoids and mafic rocks in the Central Tarn Zone give ages of 311 ± 5 Ma.") == [
+        "Granitoids and mafic rocks in the Central Tarn Zone"
+    ]
+    assert of("Detrital zircons from the South Kerrow forearc basin yield 250 Ma.") == [
+        "Detrital zircons from the South Kerrow forearc basin"
+    ]
+    assert of("Zircons yield 250 Ma, unlike mafic rocks of the Tarn Zone.") == [""]
     # no units: an event called formation, ages and positions alone, a mineral or element prefix, a
     # statistical group, a sentence's opening word
     for text in ("during Cantabrian Orocline formation at 310 Ma", "Middle Permian dykes at 270 Ma",
