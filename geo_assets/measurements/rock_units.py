@@ -12,7 +12,8 @@ A unit mention is a proper name (capitalised words, with "de", "del", "la" … b
 parts allowed) followed by a unit word: lithostratigraphic (Formation, Group, Supergroup, Member,
 Suite, Complex) or an intrusive or volcanic body (Pluton, Batholith, Intrusion, Massif, Dyke, Sill,
 Volcano, Province), or a rock name printed after a place name ("the Perelle diorite", "Hawaiian
-basalts"), and the rocks of a tectonic setting ("mid-ocean ridge basalts", "island arc lavas":
+basalts"), or a mineral after one (a named material, often a reference material: "Durango
+apatite", "Fish Canyon sanidine"), and the rocks of a tectonic setting ("mid-ocean ridge basalts", "island arc lavas":
 GEOROC divides its data by setting), and the rocks of a named region, when the sentence names them
 ("mafic rocks of the Central Iberian Zone": GEOROC keys its data by location). Lowercase unit words count too ("Mukhar formation") unless the word names a process
 ("orocline formation"). The rocks the subject names before it are kept with it ("mafic rocks from
@@ -43,6 +44,19 @@ _ROCKS = (
     r"gneiss|migmatite|granulite|eclogite|amphibolite|schist|quartzite|ophiolite|greenstone|"
     r"sandstone|siltstone|mudstone|shale|limestone|dolostone|conglomerate|diamictite|chert)s?"
 )
+# a mineral after a place name is a named material, often a reference material: "Durango apatite",
+# "Fish Canyon sanidine", "Plešovice zircon", "Mount Dromedary biotite", "Jack Hills zircon"
+_MINERALS = (
+    r"(?:zircons?|apatites?|titanites?|sphenes?|monazites?|xenotimes?|rutiles?|baddeleyites?|allanites?|"
+    r"sanidines?|biotites?|muscovites?|phlogopites?|hornblendes?|amphiboles?|plagioclases?|feldspars?|"
+    r"garnets?|olivines?|pyroxenes?|clinopyroxenes?|orthopyroxenes?|spinels?|micas?|calcites?|"
+    r"dolomites?|quartz|magnetites?|ilmenites?|cassiterites?|columbites?|tourmalines?|topaz|glass)"
+)
+# orogenies name no place a mineral comes from ("Variscan zircon")
+_OROGENIES = {
+    "Variscan", "Hercynian", "Caledonian", "Grenvillian", "Pan-African", "Alpine", "Cadomian",
+    "Avalonian", "Laramide", "Andean", "Himalayan",
+}  # fmt: skip
 # words between a name and its unit word: "Ulgey bimodal volcanic suite", "Penggongmiao granite
 # batholith", "Alentejo-Plasencia mafic dyke"
 _BETWEEN = (
@@ -64,7 +78,7 @@ _CONNECTOR = r"(?:de|del|da|do|dos|das|di|la|las|los|le|von|van|der)"
 _NAME = rf"{_NAME_WORD}(?:-{_NAME_WORD})*(?:\s+(?:{_CONNECTOR}\s+)?{_NAME_WORD}(?:-{_NAME_WORD})*){{0,4}}"
 _UNIT = re.compile(
     rf"(?<![\w-])(?P<name>{_NAME})(?:\s+{_BETWEEN}){{0,2}}\s+(?:{_UNIT_WORD}(?:\s+\d+\b)?"
-    rf"|(?P<rock>{_ROCKS}))(?![\w-])"
+    rf"|(?P<rock>{_ROCKS}|(?P<mineral>{_MINERALS})))(?![\w-])"
 )
 # rocks the subject names before the unit: "the mafic rocks from the", "rhyolites collected from
 # the", "basaltic samples of", "gabbros and diorites of the"
@@ -129,6 +143,8 @@ _OPENERS = {
     "Each", "Such", "Other", "Several", "Many", "In", "At", "For", "Of", "From", "With", "By", "On",
     "An", "As", "If", "When", "Where", "While", "Although", "However", "Thus", "Here", "We", "Two",
     "Three", "Four", "Five", "Statistical", "Table", "Figure", "Fig", "Supplementary", "Ma", "Ga",
+    "Since", "Because", "Whereas", "Unlike", "Like", "Only", "Then", "Hence", "Therefore", "Moreover",
+    "Also", "Note", "Using", "Assuming", "Given",
 }  # fmt: skip
 # minerals and rock descriptions printed capitalised in a table's header ("Biotite Hornblende
 # Riebeckite granites"): no names
@@ -195,6 +211,8 @@ def unit_mentions(sentence: str) -> list[UnitMention]:
             w not in _AGES and w not in _OPENERS and w not in _DESCRIPTIONS and len(w) >= 4 for w in words
         ):
             continue  # "Middle Permian dykes", "Ma bimodal volcanic suite", "High-Mg", "Bt-Crd granodiorites"
+        if match.group("mineral") and all(w in _OROGENIES or re.fullmatch(_DESCRIBING, w) for w in words):
+            continue  # "Variscan zircon", "Albitic plagioclase": no place
         unit_word = match.group(0)[match.end("name") - match.start() :].split()[-1]
         if (
             match.group("rock") is None

@@ -267,6 +267,12 @@ def test_values_said_of_a_named_rock_unit_carry_it() -> None:
     # the rocks of a tectonic setting, lowercase: values said of them are theirs, unless set apart
     assert of("Ocean island basalts equilibrate at 2–4 GPa and 1350 °C.") == ["Ocean island basalts"] * 2
     assert of("The lavas have Nb/U similar to mid-ocean ridge basalts (47 ± 10).") == [""]
+    # a mineral after a place name: a named material, often a reference material (not after an
+    # orogeny or a describing word)
+    assert of("Repeated analyses of the Tarnow apatite standard (31.02 ± 0.22 Ma) agree.") == [
+        "Tarnow apatite"
+    ]
+    assert of("Variscan zircon gives 300 Ma.") == of("Albitic plagioclase has 400 ppm Sr.") == [""]
     # the rocks of a named region, named before it (not a region alone, nor bare "rocks of" it)
     assert of("Granitoids and mafic rocks in the Central Tarn Zone give ages of 311 ± 5 Ma.") == [
         "Granitoids and mafic rocks in the Central Tarn Zone"
