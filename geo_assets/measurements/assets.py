@@ -19,8 +19,9 @@ from geo_rag_runtime.vocab import vocabulary_version
     # goes on about a unit with "these basalts" anywhere, or "The felsic rocks" up to three sentences
     # on; rocks a unit "contains" are that unit's; a unit a value is compared with ("indistinguishable
     # from", "higher than") is not its; the rocks of a named region ("mafic rocks of the Central
-    # Iberian Zone") and a mineral after a place name ("Durango apatite") are a unit; footnotes give a kind of row its unit ("Trace elements in
-    # ppm"), and a table split over pages takes its last page's footnotes on every page;
+    # Iberian Zone") and a mineral after a place name ("Durango apatite") are a unit; footnotes give
+    # a kind of row its unit ("Trace elements in ppm"), and a table split over pages takes its last
+    # page's footnotes on every page;
     # 29: a range cell ("89–95") is a value and its high end, a mean bracketed after it a note; "131 ± 5"
     # gridded over three columns is one value and its uncertainty; a parameter in the label column
     # ("ζ = 385.9" under "JR1") is the sample's, its row the sample's next grain; columns headed by
