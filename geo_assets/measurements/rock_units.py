@@ -116,6 +116,8 @@ _REGION = re.compile(
     rf"\s+{_OF}\s+the\s+(?:(?:northern|southern|eastern|western|central|outer|inner)\s+)?"
     rf"(?P<name>{_NAME})(?:\s+{_REGION_KIND}){{0,2}}\s+{_REGION_WORD}(?![\w-])"
 )
+# a word before the rocks that is no part of the unit's phrase ("the mafic rocks …" → "mafic rocks …")
+_ARTICLE = re.compile(r"(?:the|these|those|all|most|our)\s+", re.I)
 # the rocks of a tectonic setting, GEOROC's own division of its data: "mid-ocean ridge basalts",
 # "ocean island basalts", "island arc lavas" (lowercase, no proper name; acronyms such as MORB are
 # left alone, as a unit's are)
@@ -234,8 +236,8 @@ def unit_mentions(sentence: str) -> list[UnitMention]:
         subject = _SUBJECT.search(sentence[max(0, start - 80) : start])
         if subject and match.group("rock") is None:
             start = max(0, start - 80) + subject.start()
-            opener = re.match(r"(?:the|these|those|all|most|our)\s+", sentence[start:], re.I)
-            start += opener.end() if opener else 0
+            opener = _ARTICLE.match(sentence, start)
+            start = opener.end() if opener else start
         found.append(UnitMention((" ".join(sentence[start:end].split()),), start, end))
     for region in _REGION.finditer(sentence):
         if _set_apart(sentence, region.start("name")) or any(
@@ -245,7 +247,7 @@ def unit_mentions(sentence: str) -> list[UnitMention]:
         if not any(w not in _AGES and w not in _OPENERS for w in region.group("name").split()):
             continue  # "the Central Zone": a position, no name
         phrase = " ".join(region.group(0).split())
-        opener = re.match(r"(?:the|these|those|all|most|our)\s+", phrase, re.I)
+        opener = _ARTICLE.match(phrase)
         found.append(UnitMention((phrase[opener.end() if opener else 0 :],), region.start(), region.end()))
     for setting in _SETTING.finditer(sentence):
         if _set_apart(sentence, setting.start()) or any(

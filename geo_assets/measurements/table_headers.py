@@ -256,8 +256,10 @@ def units_of_caption(caption: str) -> dict[str, str]:
 # a note naming the unit of one kind of row: "Trace elements in ppm", "major elements are given in
 # wt.%", "Major oxides (wt%)", "trace element concentrations in ppm", "REE in ppb"
 _KIND_UNIT = re.compile(
-    r"\b(?P<kind>major(?:[\s-]+elements?|[\s-]+oxides?)?|oxides|trace(?:[\s-]+elements?)?|REE|rare[\s-]+earth\s+elements)"
-    r"(?:\s+(?:concentrations|contents|abundances|data|compositions|analyses))?(?:\s+(?:are|is|were|was))?(?:\s+(?:given|reported|expressed|quoted|listed|shown))?"
+    r"\b(?P<kind>major(?:[\s-]+elements?|[\s-]+oxides?)?|oxides|trace(?:[\s-]+elements?)?|REE"
+    r"|rare[\s-]+earth\s+elements)"
+    r"(?:\s+(?:concentrations|contents|abundances|data|compositions|analyses))?"
+    r"(?:\s+(?:are|is|were|was))?(?:\s+(?:given|reported|expressed|quoted|listed|shown))?"
     r"\s*(?:\(|\s(?:in|as)\s+)(?P<unit>wt\.?\s?%|ppm|ppb|[µμ]g/g|ng/g)",
     re.I,
 )
@@ -270,7 +272,7 @@ def units_of_notes(notes: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for match in _KIND_UNIT.finditer(notes):
         kind = "element" if match.group("kind")[0] in "tTrR" else "oxide"
-        out.setdefault(kind, UNITS.get(match.group("unit"), "") or unit_in(f"({match.group('unit')})"))
+        out.setdefault(kind, unit_in(f"({match.group('unit')})"))
     return {kind: unit for kind, unit in out.items() if unit}
 
 
