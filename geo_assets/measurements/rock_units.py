@@ -35,26 +35,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from geo_assets.measurements.rock_words import MINERALS as _MINERALS
+from geo_assets.measurements.rock_words import ROCKS as _ROCKS
 from geo_assets.measurements.samples import samples_for_values
 
 __all__ = ["UnitMention", "continues", "unit_mentions", "units_for_values"]
 
-_ROCKS = (
-    r"(?i:granite|granodiorite|diorite|tonalite|trondhjemite|monzonite|monzogranite|leucogranite|syenite|"
-    r"gabbro|norite|anorthosite|peridotite|dunite|harzburgite|lherzolite|pyroxenite|komatiite|"
-    r"basalt|andesite|dacite|rhyolite|trachyte|phonolite|basanite|nephelinite|picrite|ignimbrite|tuff|"
-    r"kimberlite|carbonatite|lamprophyre|lamproite|pegmatite|aplite|porphyry|orthogneiss|paragneiss|"
-    r"gneiss|migmatite|granulite|eclogite|amphibolite|schist|quartzite|ophiolite|greenstone|"
-    r"sandstone|siltstone|mudstone|shale|limestone|dolostone|conglomerate|diamictite|chert)s?"
-)
-# a mineral after a place name is a named material, often a reference material: "Durango apatite",
-# "Fish Canyon sanidine", "Plešovice zircon", "Mount Dromedary biotite", "Jack Hills zircon"
-_MINERALS = (
-    r"(?:zircons?|apatites?|titanites?|sphenes?|monazites?|xenotimes?|rutiles?|baddeleyites?|allanites?|"
-    r"sanidines?|biotites?|muscovites?|phlogopites?|hornblendes?|amphiboles?|plagioclases?|feldspars?|"
-    r"garnets?|olivines?|pyroxenes?|clinopyroxenes?|orthopyroxenes?|spinels?|micas?|calcites?|"
-    r"dolomites?|quartz|magnetites?|ilmenites?|cassiterites?|columbites?|tourmalines?|topaz|glass)"
-)
 # orogenies name no place a mineral comes from ("Variscan zircon")
 _OROGENIES = {
     "Variscan", "Hercynian", "Caledonian", "Grenvillian", "Pan-African", "Alpine", "Cadomian",
@@ -72,16 +58,18 @@ _BETWEEN = (
 # the unit word, capitalised or not (lowercase Group/Member/Series are too often ordinary words)
 _UNIT_WORD = (
     r"(?:Formation|formation|Fm\.|Group|Supergroup|Subgroup|Member|Suite|suite|Complex|complex|"
-    r"Pluton|pluton|Batholith|batholith|Intrusion|intrusion|massif|"
+    r"Pluton|pluton|Batholith|batholith|Intrusion|intrusion|Stock|stock|massif|"
     r"(?<=[Ii]gneous\s)Province|(?<=[Mm]agmatic\s)Province|(?<=[Vv]olcanic\s)Province|"
     r"Volcano|volcano|Sill|sill|(?:Dyke|dyke|Dike|dike)(?:s|\s+[Ss]warm)?)"
 )
 _NAME_WORD = r"[A-Z][A-Za-z'’‘\u0300-\u036f\u00c0-\u024f]*[a-z\u00df-\u024f][A-Za-z'’‘\u00c0-\u024f]*"
 _CONNECTOR = r"(?:de|del|da|do|dos|das|di|la|las|los|le|von|van|der)"
 _NAME = rf"{_NAME_WORD}(?:-{_NAME_WORD})*(?:\s+(?:{_CONNECTOR}\s+)?{_NAME_WORD}(?:-{_NAME_WORD})*){{0,4}}"
+# rocks named as a process, not a body of rock: "Variscan granitoid magmatism", "Deccan basalt volcanism"
+_PROCESS_AFTER = r"(?!\s+(?:magmatism|volcanism|plutonism|activity|emplacement|genesis|petrogenesis)\b)"
 _UNIT = re.compile(
     rf"(?<![\w-])(?P<name>{_NAME})(?:\s+{_BETWEEN}){{0,2}}\s+(?:{_UNIT_WORD}(?:\s+\d+\b)?"
-    rf"|(?P<rock>{_ROCKS}|(?P<mineral>{_MINERALS})))(?![\w-])"
+    rf"|(?P<rock>{_ROCKS}|(?P<mineral>{_MINERALS}))){_PROCESS_AFTER}(?![\w-])"
 )
 # rocks the subject names before the unit: "the mafic rocks from the", "rhyolites collected from
 # the", "basaltic samples of", "gabbros and diorites of the"
@@ -162,16 +150,19 @@ _DESCRIPTIONS = {
 }  # fmt: skip
 # a unit the sentence sets apart from what its values are about: "With the exception of the X
 # Formation, each of these units …", "values similar to those of the Y granite", "the source area
-# of the Z Formation" (looked for after the last comma, brackets aside)
+# of the Z Formation", "Sample JR1, located nearest to the W serpentinite" (looked for after the
+# last comma, brackets aside)
 _SET_APART = re.compile(
     r"\b(?:exception\s+of|except(?:\s+for)?|unlike|similar\s+to|compared\s+(?:to|with)|other\s+than|"
-    r"in\s+contrast\s+to|source\s+(?:area|region|rocks?)\s+(?:of|for)|provenance(?:\s+area)?\s+(?:of|for))\b",
+    r"in\s+contrast\s+to|source\s+(?:area|region|rocks?)\s+(?:of|for)|provenance(?:\s+area)?\s+(?:of|for)|"
+    r"(?:near(?:est)?|close|closest|adjacent|next)\s+to)\b",
     re.I,
 )
 # a comparison, only right before the unit: "indistinguishable from the mafic rocks of the W suite",
 # "higher than the V pluton" (not "younger than the inferred 500 Ma age of the U Formation")
 _COMPARED = re.compile(
-    r"\b(?:(?:indistinguishable|different|distinct)\s+from|(?:higher|lower|greater|less|younger|older)\s+than)\b"
+    r"\b(?:(?:indistinguishable|different|distinct|deviates?|differs?)\s+(?:\w+\s+){0,4}from|"
+    r"(?:higher|lower|greater|less|younger|older)\s+than)\b"
     r"[^\d]*$",
     re.I,
 )
@@ -291,7 +282,7 @@ _ANAPHOR = re.compile(
 def continues(sentence: str, unit: str, *, pronouns: bool = True) -> str:
     """The unit ``sentence`` goes on about, when the sentence before named ``unit``: ``unit`` when it
     opens with a pronoun or with "The …" rocks or samples whose words the unit's phrase has ("The
-    felsic samples" after "felsic rocks from the Ulgey bimodal suite"), or names "these" or "those"
+    felsic samples" after "felsic rocks from the Ulgey bimodal suite"), or names "these", "those" or "this"
     rocks anywhere ("… imply that these E-MORB-like basalts formed by …"); the same unit's other rocks
     when it opens with rocks the phrase does not name ("The felsic rocks" after "mafic rocks from the
     Ulgey bimodal suite" are "felsic rocks from the Ulgey bimodal suite"); else "". Without
@@ -311,8 +302,9 @@ def continues(sentence: str, unit: str, *, pronouns: bool = True) -> str:
     return _other_rocks(unit, match.group(0).split(None, 1)[1])
 
 
-# "these E-MORB-like basalts", "those samples": the rocks the sentence before named
-_DEMONSTRATIVE = re.compile(rf"\b(?:these|those)\s+(?:[\w‐-]+\s+){{0,2}}{_ROCK_NOUN}\b", re.I)
+# "these E-MORB-like basalts", "those samples", "This peraluminous granite": the rocks the sentence
+# before named
+_DEMONSTRATIVE = re.compile(rf"\b(?:these|those|this)\s+(?:[\w‐-]+\s+){{0,2}}{_ROCK_NOUN}\b", re.I)
 
 _OF_UNIT = re.compile(rf"\s{_OF}\s")
 
@@ -365,4 +357,15 @@ def units_for_values(
             out[i] = ""
         elif not out[i] and end <= first:
             out[i] = opener or (only if i < len(compositions) and compositions[i] else "")
+        before = [u for u in units if u.end <= spans[i][0] and u.names[0] == out[i]]
+        if before and _NEXT_SUBJECT.search(sentence[before[-1].end : spans[i][0]].rstrip(" ~≈∼<>")):
+            out[i] = ""  # "the Zinnwald apogranite (200 ppm Ti) and the … tin deposit (60 ppm Ti)"
     return out
+
+
+# a list of named subjects, each with its values in brackets: after "the X granite (200 ppm Ti)", "and
+# the … system of the Ehrenfriedersdorf tin deposit (60 ppm Ti)" names another subject for the values
+# in its bracket (a name of its own: "and the high Th/Ta (1.6)" goes on about the unit)
+_NEXT_SUBJECT = re.compile(
+    r"\)\s*(?:,\s*)?(?:and|or|whereas|while)?\s+the\s+[^()]*?\b[A-Z][a-z]{2,}[^()]*\($"
+)

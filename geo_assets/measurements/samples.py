@@ -9,6 +9,7 @@ a few ways, and this module reads them:
   respectively", "zircon from D21G-2";
 * beside the mineral it is ("Temora2 zircon", "zircon LGC1"), or with its value in brackets after it
   ("OG.1 (3440.7 ± 3.2 Ma)");
+* in brackets after the rocks it is ("Red beds (GV10.11) and baked contacts (GV10.08)");
 
 and gives each value the sample mention in the bracket that follows it ("-5.9 (Braga pluton, sample
 LD-18)"), else one it is said to be for ("410 Ma for KIL-1", "a 611 Ma U–Pb age for the Perelle
@@ -19,7 +20,8 @@ hyphens made ASCII; :func:`normalise_names` gives the one printing a paper's for
 FC-4b), stored beside the printed name as ``sample_key``.
 
 Not samples: chemical formulas (H2O-CO2), isotope notation (206Pb-238U, 207Pb-corrected), figure and
-table labels. A reference material is a sample here (BCR-2, GJ-1): a value measured on it is its value.
+table labels, units with a power (cm2), a count with a statistic or dimension (1-SE, 3-D), a category
+and its number (Type-1, Stage-2). A reference material is a sample here (BCR-2, GJ-1): a value measured on it is its value.
 Why rules and not a tagger: no labelled corpus of sample names exists for this domain; the rules are
 scored on the project's gold sets (scripts/score_measurements.py, "sample right").
 """
@@ -32,6 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from geo_assets.measurements.rock_words import MINERALS, ROCKS
 from geo_assets.measurements.text_values import ELEMENT_SYMBOLS
 from geo_rag_runtime.measurements import sample_key  # one form for ingest and questions alike
 from geo_rag_runtime.vocab import load_vocabulary
@@ -73,6 +76,18 @@ _BESIDE_MATERIAL = re.compile(
 # (524.36 ± 0.16 Ma)"; formulas and isotopes before a bracket ("SiO2 (45 wt.%)") are no names
 _DOTTED = r"[A-Z]{1,4}\.\d[A-Za-z0-9]*"  # "OG.1", not "Fig.3" or "No.5"
 _BEFORE_BRACKETED_VALUE = re.compile(rf"(?<![\w/.])(?P<names>{_DOTTED}|{_TOKEN})(?=\s*\(\s*[-−~≈<>]?\d)")
+# names in brackets after the rocks they are: "Red beds (GV10.11) and baked contacts (GV10.08)", "a
+# dacite (TDPH14)" (a letter first: "samples (12)" counts them; not after other words: "the second
+# deformation (D2)", "foliation (S1)" name events and fabrics)
+_HOLDER = (
+    rf"(?:{ROCKS}|{MINERALS}|rocks?|samples?|specimens?|beds?|contacts?|boulders?|clasts?|pebbles?|cobbles?|"
+    r"grains?|crystals?|cores?|lavas?|flows?|dykes?|dikes?|sills?|veins?|xenoliths?|nodules?|sediments?|"
+    r"sands?|soils?|ash(?:es)?|layers?|horizons?|outcrops?|sites?)"
+)
+_BRACKET_NAME = rf"(?:{_HYPHENATED}|[A-Za-z]+\d(?:[A-Za-z0-9.]*[A-Za-z0-9])?)"
+_BRACKETED_AFTER_ROCKS = re.compile(
+    rf"(?<![\w-]){_HOLDER}\s+\((?P<names>{_BRACKET_NAME}(?:{_GAP}{_BRACKET_NAME})*)\)"
+)
 _NAME = re.compile(rf"{_DOTTED}|{_HYPHENATED}|[A-Za-z]*\d(?:[A-Za-z0-9.]*[A-Za-z0-9])?|\d+")
 _ELEMENTS = ELEMENT_SYMBOLS
 _FORMULA_TOKEN = re.compile(r"([A-Z][a-z]?)(\d*)")
@@ -132,12 +147,28 @@ def as_printed(name: str) -> str:
 _WORD_PART = re.compile(r"[a-z]{2,}")
 _SYMBOL_NUMBER = re.compile(r"[A-Z][a-z]?\d{1,3}[a-z]?")
 _UNIT_PART = re.compile(r"(?:[kMG]a|[kMG]?yrs?|[kMG]y|[kcmμµn]?m|Hz|wt|ppm|ppb)")
+# a unit raised to a power, its exponent flattened: "342 ± 23 a cm2 (1s)"
+_UNIT_POWER = re.compile(r"[kcmμµn]?m[23]")
+# a count and a statistic or a dimension: "the 1-SE rule", "2-SD", "a 3-D model"
+_COUNTED = re.compile(r"\d(?:D|SE|SD|SEM)")
+# a category and its number, not a thing measured: "a Type-1 error", "Stage-2", "TableII-1-8"
+_CATEGORY = re.compile(
+    r"(?:Type|Stage|Phase|Group|Zone|Event|Episode|Model|Case|Scenario|Step|Level|Class|Domain|Generation|"
+    r"Population|Component|Cluster|Table|Fig|Figure|Eq|Equation)[IVX]*",
+)
 
 
 def _is_sample_name(name: str, *, after_word: bool) -> bool:
     if not any(c.isdigit() for c in name) or not any(c.isalpha() for c in name) and not after_word:
         return False
     parts = re.split(_H, name)
+    if (
+        _UNIT_POWER.fullmatch(name)
+        or len(parts) == 2
+        and _COUNTED.fullmatch("".join(parts))
+        or _CATEGORY.fullmatch(parts[0])
+    ):
+        return False
     if len(parts) > 1 and any(
         _UNIT_PART.fullmatch(p) or not after_word and _WORD_PART.fullmatch(p) for p in parts
     ):
@@ -188,11 +219,13 @@ def sample_mentions(sentence: str, known: re.Pattern[str] | None = None) -> list
         (_LIST_AFTER_WORD, True),
         (_BESIDE_MATERIAL, True),
         (_BEFORE_BRACKETED_VALUE, True),
+        (_BRACKETED_AFTER_ROCKS, False),
         (_LIST_ANYWHERE, False),
     ) + (((known, True),) if known is not None else ())
     for pattern, after_word in patterns:
         for match in pattern.finditer(sentence):
-            group = 0 if not after_word else ("after" if match.groupdict().get("after") else "names")
+            group = "names" if "names" in match.groupdict() else 0
+            group = "after" if match.groupdict().get("after") else group
             start, end = match.start(group), match.end(group)
             if any(a < end and start < b for a, b in taken):
                 continue

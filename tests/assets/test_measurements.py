@@ -365,6 +365,41 @@ def test_a_section_takes_up_the_unit_it_named_a_few_sentences_before() -> None:
     assert units["Ba/Nb"] == "", units
 
 
+def test_stocks_rocks_a_unit_differs_from_and_this_rock() -> None:
+    """A stock is an intrusive body like a pluton; rocks a sentence says its subject deviates from
+    are set apart from its values; "This … granite" goes on about the unit the sentence before named,
+    as "these granites" does, but "that the volcanic rocks" (a conjunction) does not."""
+    from geo_assets.measurements.rock_units import continues, unit_mentions, units_for_values
+
+    assert [m.names for m in unit_mentions("Zircons from the Eurajoki stock yield 1.57 Ga.")] == [
+        ("Eurajoki stock",)
+    ]
+    deviates = (
+        "The topaz granite deviates in composition markedly from the granites of the Laitila batholith."
+    )
+    assert unit_mentions(deviates) == []
+    assert (
+        continues("This peraluminous high-SiO2 granite has 42–590 ppm Li.", "Eurajoki stock")
+        == "Eurajoki stock"
+    )
+    assert continues("The ages indicate that the volcanic rocks are younger.", "Karaj Formation") == ""
+    # magmatism is no body of rock; a unit a sample lies near is no unit of its values; a second
+    # named subject with its own bracket of values takes them
+    assert unit_mentions("Synorogenic Variscan granitoid magmatism (345–315 Ma) built the belt.") == []
+    assert (
+        unit_mentions("Sample JR1, located nearest to the New Idria serpentinite, was heated above 110 °C.")
+        == []
+    )
+    sentence = (
+        "The lowest Ti values are those of the Zinnwald apogranite (200 ppm Ti) and the aplite system of the "
+        "Ehrenfriedersdorf tin deposit (60 ppm Ti), respectively; the Zinnwald apogranite has high Th/Ce "
+        "(0.05) and the high Th/Ta (1.6)."
+    )
+    spans = [(v.start, v.end) for v in extract_text_values(sentence)]
+    units = units_for_values(sentence, spans, unit_mentions(sentence))
+    assert units == ["Zinnwald apogranite", "", "Zinnwald apogranite", "Zinnwald apogranite"], units
+
+
 def test_a_sample_the_paper_named_is_found_bare_in_its_other_sentences() -> None:
     """Once a paper says "sample LAB03", "LAB03" alone names it in any section; a name found only
     before a bracketed value ("A95max (5.7°)") is no such name."""
@@ -385,6 +420,24 @@ def test_a_sample_the_paper_named_is_found_bare_in_its_other_sentences() -> None
     rows = {r.printed: r.sample for r in paper_measurements(cleaned, [])}
     assert rows["3.2 ± 0.1 Ma"] == "LAB03", rows
     assert rows.get("290 Ma", "") == "", rows
+
+
+def test_names_in_brackets_after_rocks_and_tokens_that_name_no_sample() -> None:
+    """ "Red beds (GV10.11)" names the beds' sample; "the second deformation (D2)" names an event, and a
+    unit with its power ("cm2"), a count and a statistic ("1-SE", "3-D") or a category and its number
+    ("Type-1", "TableII-1-8") is no sample."""
+    from geo_assets.measurements.samples import sample_mentions
+
+    named = {
+        "Red beds (GV10.11) and baked contacts (GV10.08) decay until 680 °C.": [("GV10.11",), ("GV10.08",)],
+        "A dacite (TDPH14) yields 3.0 Ma.": [("TDPH14",)],
+    }
+    for text, names in named.items():
+        assert [m.names for m in sample_mentions(text)] == names, text
+    for text in ("The second deformation (D2) is dated at 300 Ma.", "This yields 342 ± 23 a cm2 (1s).",
+                 "Using the 1-SE rule gives 8 splits.", "A 3-D model of 40 km.", "A Type-1 error of 5%.",
+                 "TableII-1-8 shows the age of 82 Ma.", "The grains (12) are 10 Ma."):  # fmt: skip
+        assert sample_mentions(text) == [], text
 
 
 def test_a_value_followed_by_its_own_bracket_takes_the_sample_named_there() -> None:
