@@ -15,6 +15,10 @@ from geo_rag_runtime.vocab import vocabulary_version
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
+    # 31: a sample named in an earlier paragraph is carried only when it is the one sample the section
+    # names and the paper calls it a sample; "cm2", "1-SE", "3-D", "Type-1" are no samples; names in
+    # brackets after rocks ("red beds (GV10.11)") are; a stock is a unit, a unit a value "deviates
+    # from" is set apart, "This … granite" goes on about the unit before; more rock names;
     # 30: a composition printed before the one unit its sentence names is that unit's; a sentence
     # goes on about a unit with "these basalts" anywhere, or "The felsic rocks" up to three sentences
     # on; rocks a unit "contains" are that unit's; a unit a value is compared with ("indistinguishable
@@ -84,7 +88,7 @@ from geo_rag_runtime.vocab import vocabulary_version
     # 14: a sparse top header line heads its own column only; a wrapped header's "error)" is no
     # uncertainty column; a continued page takes its first page's caption unit and is cited at its
     # own block; 13: a name before its bracketed value is its sample; ratio columns in Ma are ages
-    code_version=f"measurements-30+vocab.{vocabulary_version()}",
+    code_version=f"measurements-31+vocab.{vocabulary_version()}",
     pool="docstore",
     check_specs=[dg.AssetCheckSpec("rows_with_sample", asset="measurements")],
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "

@@ -18,7 +18,9 @@ headed as samples, or the column header in a samples-as-columns table (footnote 
 notes); else a sample the paper names elsewhere that the row label is, or is a spot of ("GJ1-2-2" of
 "GJ-1"); else the one sample the table's caption names ("U–Pb data of sample D21G-2"); a note says
 which. In running text, the sample the sentence names for the value
-(:mod:`geo_assets.measurements.samples`). Kept as printed, with ``sample_key`` the paper's one
+(:mod:`geo_assets.measurements.samples`), else the one an earlier sentence of its paragraph named; past
+a paragraph break only the one sample a section names, when the paper calls it a sample (a blind
+labelling found samples carried further were mostly another subject's: docs/experiments.md). Kept as printed, with ``sample_key`` the paper's one
 printing of each name. The rock unit a value describes ("mafic rocks from the Ulgey bimodal volcanic
 suite") is read the same way (:mod:`geo_assets.measurements.rock_units`); a table's is the one unit
 its caption names.
@@ -58,7 +60,9 @@ __all__ = ["EXTRACTOR", "paper_measurements"]
 
 log = logging.getLogger(__name__)
 
-EXTRACTOR = "text-rules-4"  # 4: a unit named later, "these basalts", rocks a unit contains; 3: rock units
+EXTRACTOR = (
+    "text-rules-5"  # 5: samples carried within a paragraph; 4: a unit named later, "these basalts"; 3: units
+)
 TABLE_EXTRACTOR = "table-headers-3"  # 3: samples from the paper's names and the caption; units per column
 _MATERIAL_TYPES = {"Mineral", "Rock"}
 # values that describe what rocks are made of (a unit named later in the sentence may be theirs), not
@@ -73,6 +77,9 @@ _SAME_AS = re.compile(
     r"\bsame\s+(?:conventions?|format|notation|columns?|units?|layout)\s+as\s+(?:in\s+)?Table\s+(\w+)", re.I
 )
 _METHOD_TYPES = {"AnalyticalMethod"}
+_PARAGRAPH = "\n\n"  # the cleaned text's paragraph break
+_ENDED = re.compile(r"[.!?:][\"'”’)\]]*\s*$")  # a sentence's end, quotes and brackets after it
+_FIGURE = re.compile(r"\bFig(?:ure)?s?\.?\s*(\d+)")
 
 
 def paper_measurements(
@@ -94,9 +101,9 @@ def paper_measurements(
         for section in cleaned.sections
         if section.kind not in {"references", "captions", "tables"}
     ]
-    known = known_names(
-        n for _, sentences in read for *_, found in sentences for m in found if m.named for n in m.names
-    )
+    said = [n for _, sentences in read for *_, found in sentences for m in found if m.named for n in m.names]
+    known = known_names(said)
+    said_keys = {sample_key(n) for n in said}
     for section, sentences in read:
         # what the section named last, a sample or a rock unit: "Sample X … . Two analyses yield …",
         # "The mafic rocks from the Y suite have … . They have …"; naming one drops the other
@@ -104,14 +111,23 @@ def paper_measurements(
         # the unit the section named last and how many sentences ago: "The rhyolite samples from the Y
         # suite … . The absence of … . The felsic rocks have εNd(t) of …" takes it up two sentences on
         named_unit, since = "", 0
+        last_end = 0
+        section_samples: set[str] = set()  # the samples the section has named so far
+        carried_figures: set[str] = set()  # the figures cited where the carried sample was named
         for s_start, s_end, found in sentences:
             sentence = section.text[s_start:s_end]
+            if _new_paragraph(section.text, last_end, s_start) and not _still_about(
+                sentence, section_samples, said_keys, carried_figures
+            ):
+                carried = ""  # a sample named in an earlier paragraph is not this one's subject
+            last_end = s_end
             values = extract_text_values(sentence)
             mentions = (
                 sample_mentions(sentence, known) if known is not None and known.search(sentence) else found
             )
             units = unit_mentions(sentence)
             named += [n for m in mentions for n in m.names]
+            section_samples.update(sample_key(n) for m in mentions for n in m.names)
             spans = [(v.start, v.end) for v in values]
             samples = [
                 own or ("" if units else carried) for own in samples_for_values(sentence, spans, mentions)
@@ -129,6 +145,7 @@ def paper_measurements(
             of_unit = units_for_values(sentence, spans, units, opener=carried_unit, compositions=compositions)
             if mentions or units:
                 carried = "; ".join(mentions[-1].names) if mentions else ""
+                carried_figures = _figures(sentence) if mentions else set()
                 carried_unit = units[-1].names[0] if units else ""
                 named_unit, since = carried_unit, 0
             if not values:
@@ -171,6 +188,27 @@ def paper_measurements(
         if row.sample:
             row.sample_key = "; ".join(forms.get(n, n) for n in row.sample.split("; "))
     return sorted(rows.values(), key=lambda r: r.char_start)
+
+
+def _new_paragraph(text: str, last_end: int, start: int) -> bool:
+    """Whether the sentence at ``start`` opens a paragraph: a paragraph break before it, after a
+    sentence that ended ("… and\n\nCambrian to Early Ordovician ages": a sentence broken at a page or
+    column end is one paragraph)."""
+    return _PARAGRAPH in text[last_end:start] and bool(_ENDED.search(text[:last_end]))
+
+
+def _still_about(sentence: str, section_samples: set[str], said: set[str], figures: set[str]) -> bool:
+    """Whether a paragraph's first sentence goes on about the sample an earlier paragraph named: it
+    is the one sample the section names (``section_samples``) and the paper calls it a sample
+    (``said``: "sample UT09DV04 was collected …" and paragraphs on its results; not "the CREU-1
+    standard material"), or the sentence cites the figure cited where it was named (``figures``:
+    "Figure 3a shows … sample (MF482)", a paragraph on "Figure 3b shows the Th–Pb data …")."""
+    return len(section_samples) == 1 and section_samples <= said or bool(figures & _figures(sentence))
+
+
+def _figures(sentence: str) -> set[str]:
+    """The numbers of the figures a sentence cites ("Figure 3a", "Fig. 3b" → {"3"})."""
+    return set(_FIGURE.findall(sentence))
 
 
 def _table_rows(

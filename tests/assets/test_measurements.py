@@ -422,6 +422,41 @@ def test_a_sample_the_paper_named_is_found_bare_in_its_other_sentences() -> None
     assert rows.get("290 Ma", "") == "", rows
 
 
+def test_a_sample_named_in_an_earlier_paragraph_is_carried_only_when_the_section_is_about_it() -> None:
+    """A sample carries on to the sentences after it within its paragraph; past a paragraph break
+    only when it is the one sample the section names and the paper calls it a sample. The blind
+    labels found most samples carried further were another subject's (a lab procedure, a statistic)."""
+    from geo_assets.measurements.extract import paper_measurements
+    from geo_rag_runtime.models import CleanedPaper, CleanSection
+
+    def samples(*sections: str) -> dict[str, str]:
+        text, parts, at = "", [], 0
+        for i, body in enumerate(sections):
+            parts.append(CleanSection(heading=f"S{i}", kind="body", text=body, char_start=at,
+                                      char_end=at + len(body)))  # fmt: skip
+            text += body + "\n\n"
+            at = len(text)
+        cleaned = CleanedPaper(paper_id="p1", source_file="x.pdf", title="T", text=text, sections=parts)
+        return {r.printed: r.sample for r in paper_measurements(cleaned, [])}
+
+    one = samples("Sample UT09DV04 was collected from a lava flow. Its zircons are clear.\n\n"
+                  "Temperature estimates peak at 1250 °C.")  # fmt: skip
+    assert one["1250 °C"] == "UT09DV04", one
+    within = samples("Apatites from NAX-3 and MF16-19 are clear. They yield 12 Ma.\n\n"
+                     "After digestion on a hot plate (150 °C) the HNO3 was dried down.")  # fmt: skip
+    assert within["12 Ma"] == "NAX-3; MF16-19", within
+    assert within["150 °C"] == "", within
+    material = samples("The CREU-1 standard material is pure quartz.\n\nIt was heated to 900 °C.")
+    assert material["900 °C"] == "", material
+    # a sentence broken at a page end is one paragraph; a paragraph on the sample's figure is its
+    broken = samples("Samples AB-1 and AB-2 from the Sagsai formation yield Devonian and\n\n"
+                     "Cambrian ages, with age peaks of 386–390 Ma.")  # fmt: skip
+    assert broken["386–390 Ma"] == "AB-1; AB-2", broken
+    figure = samples("Figure 2a shows sample CB-2. It is a vein.\n\nFigure 3a shows the allanite sample (MF482).\n\n"
+                     "Figure 3b shows an isochron age of 21.50 ± 4.37 Myr.")  # fmt: skip
+    assert figure["21.50 ± 4.37 Myr"] == "MF482", figure
+
+
 def test_names_in_brackets_after_rocks_and_tokens_that_name_no_sample() -> None:
     """ "Red beds (GV10.11)" names the beds' sample; "the second deformation (D2)" names an event, and a
     unit with its power ("cm2"), a count and a statistic ("1-SE", "3-D") or a category and its number
