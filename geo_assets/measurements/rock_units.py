@@ -10,7 +10,7 @@ for sample names.
 
 A unit mention is a proper name (capitalised words, with "de", "del", "la" … between, hyphenated
 parts allowed) followed by a unit word: lithostratigraphic (Formation, Group, Supergroup, Member,
-Suite, Complex) or an intrusive or volcanic body (Pluton, Batholith, Intrusion, Massif, Dyke, Sill,
+Suite, Complex) or an intrusive or volcanic body (Pluton, Batholith, Intrusion, Stock, Massif, Dyke, Sill,
 Volcano, Province), or a rock name printed after a place name ("the Perelle diorite", "Hawaiian
 basalts"), or a mineral after one (a named material, often a reference material: "Durango
 apatite", "Fish Canyon sanidine"); and the rocks of a tectonic setting ("mid-ocean ridge basalts",
