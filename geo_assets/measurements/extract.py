@@ -79,6 +79,7 @@ _SAME_AS = re.compile(
 _METHOD_TYPES = {"AnalyticalMethod"}
 _PARAGRAPH = "\n\n"  # the cleaned text's paragraph break
 _ENDED = re.compile(r"[.!?:][\"'”’)\]]*\s*$")  # a sentence's end, quotes and brackets after it
+_ONE_SAMPLE = re.compile(r"\b(?:the|this|that|one|a|an)\s+(?:[\w-]+\s+){0,2}sample\b(?!s)", re.I)
 _FIGURE = re.compile(r"\bFig(?:ure)?s?\.?\s*(\d+)")
 
 
@@ -129,9 +130,10 @@ def paper_measurements(
             named += [n for m in mentions for n in m.names]
             section_samples.update(sample_key(n) for m in mentions for n in m.names)
             spans = [(v.start, v.end) for v in values]
-            samples = [
-                own or ("" if units else carried) for own in samples_for_values(sentence, spans, mentions)
-            ]
+            # a list carried into a sentence about one unnamed sample of it ("the highest-grade sample
+            # (0.85% SnO2)") names none of its values
+            lent = "" if units or "; " in carried and _ONE_SAMPLE.search(sentence) else carried
+            samples = [own or lent for own in samples_for_values(sentence, spans, mentions)]
             # a unit is carried only into a sentence that goes on about its rocks ("They have …"),
             # for the values before any unit or sample of its own
             since += 1

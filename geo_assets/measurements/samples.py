@@ -60,9 +60,11 @@ _HYPHENATED = rf"[A-Za-z0-9]+(?:{_H}[A-Za-z0-9]+)+"
 # after "sample(s)": any token with a digit ("sample 01", "sample ZG12", "sample FC4b")
 _AFTER_WORD = rf"(?:{_HYPHENATED}|[A-Za-z]*\d[A-Za-z0-9]*)"
 _GAP = r"(?:\s*\([^()]{0,40}\))?\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*)"
-# not a count: "the samples (10 out of 20)", "samples 12 of 15"
+# not a count: "the samples (10 out of 20)", "samples 12 of 15"; nor a number: "the highest-grade
+# sample (0.85% SnO2)"
 _LIST_AFTER_WORD = re.compile(
-    rf"\b[Ss]amples?\s+\(?(?P<names>{_AFTER_WORD}(?:{_GAP}{_AFTER_WORD})*)(?![A-Za-z0-9])(?!\s*(?:out\s+of|of\s+\d))"
+    rf"\b[Ss]amples?\s+\(?(?P<names>{_AFTER_WORD}(?:{_GAP}{_AFTER_WORD})*)(?![A-Za-z0-9])"
+    r"(?!\s*(?:out\s+of|of\s+\d))(?![.,·]\d|\s*%)"
 )
 _LIST_ANYWHERE = re.compile(rf"(?<![\w/.]){_HYPHENATED}(?:{_GAP}{_HYPHENATED})*(?![\w/])")
 # a name printed beside the mineral or material it is: "Temora2 zircon", "Sri Lanka zircon LGC1",
@@ -280,6 +282,7 @@ def samples_for_values(
     names = [n for m in mentions for n in m.names]
     if "respectively" in sentence and len(mentions) == 1 and len(names) == len(spans) > 1:
         return names
+    paired = _respectively(sentence, spans, mentions, names)
     out = []
     for start, end in spans:
         # a value followed by its own bracket names its sample there: "-5.9 (Braga pluton, sample LD-18)"
@@ -296,7 +299,28 @@ def samples_for_values(
         before = [m for m in mentions if m.end <= start]
         chosen = after or (before[-1] if before else None)
         out.append("; ".join(chosen.names) if chosen else "")
+    for i, name in paired.items():
+        out[i] = name
     return out
+
+
+def _respectively(
+    sentence: str, spans: Sequence[tuple[int, int]], mentions: Sequence[Mention], names: Sequence[str]
+) -> dict[int, str]:
+    """The values "respectively" pairs with the sentence's names, by index: the last as many values
+    before the word as there are names, when every name is printed before them ("438 ± 20 for B188 and
+    437 ± 20 Ma for RB140 …, with MSWD values of 1.83 and 2.97, respectively": 1.83 is B188's)."""
+    at = sentence.find("respectively")
+    listed = [i for i, (_, end) in enumerate(spans) if end <= at]
+    if at < 0 or len(names) < 2 or len(listed) < len(names):
+        return {}
+    chosen = listed[-len(names) :]
+    if any(m.end > spans[chosen[0]][0] for m in mentions):
+        return {}
+    gaps = [sentence[spans[a][1] : spans[b][0]] for a, b in zip(chosen, chosen[1:], strict=False)]
+    if any(re.search(r"\d", gap) or len(re.findall(r"[A-Za-z]+", gap)) > 3 for gap in gaps):
+        return {}  # not one list of values ("410 Ma, and 3 ppm and 4 ppm U": a value was not read)
+    return dict(zip(chosen, names, strict=True))
 
 
 def normalise_names(samples: Iterable[str]) -> dict[str, str]:

@@ -455,6 +455,9 @@ def test_a_sample_named_in_an_earlier_paragraph_is_carried_only_when_the_section
     figure = samples("Figure 2a shows sample CB-2. It is a vein.\n\nFigure 3a shows the allanite sample (MF482).\n\n"
                      "Figure 3b shows an isochron age of 21.50 ± 4.37 Myr.")  # fmt: skip
     assert figure["21.50 ± 4.37 Myr"] == "MF482", figure
+    # a list is not lent to a sentence about one unnamed sample of it
+    one = samples("Pits EST-012 and BGS-023 hold 71 wt.% SiO2. The highest-grade sample has 5.16% Fe2O3.")
+    assert one["71 wt.%"] == "EST-012; BGS-023" and one["5.16%"] == "", one
 
 
 def test_names_in_brackets_after_rocks_and_tokens_that_name_no_sample() -> None:
@@ -473,6 +476,32 @@ def test_names_in_brackets_after_rocks_and_tokens_that_name_no_sample() -> None:
                  "Using the 1-SE rule gives 8 splits.", "A 3-D model of 40 km.", "A Type-1 error of 5%.",
                  "TableII-1-8 shows the age of 82 Ma.", "The grains (12) are 10 Ma."):  # fmt: skip
         assert sample_mentions(text) == [], text
+
+
+def test_respectively_pairs_the_values_listed_before_it_with_the_sentence_s_samples() -> None:
+    """ "… 437 ± 20 Ma for RB140, with MSWD values of 1.83 and 2.97, respectively": the last values
+        before the word, one per name, in order; not when words stand between them (a value there may not
+    have been read)."""
+    from geo_assets.measurements.samples import known_names, sample_mentions, samples_for_values
+
+    known = known_names(["B188", "RB140"])
+    sentence = (
+        "The central ages compare with 438 ± 20 Ma for B188 and 437 ± 20 Ma for RB140 (Nasdala et al., 2004), "
+        "with compositional MSWD values of 1.83 and 2.97, respectively."
+    )
+    spans = [(v.start, v.end) for v in extract_text_values(sentence)]
+    assert samples_for_values(sentence, spans, sample_mentions(sentence, known)) == [
+        "B188",
+        "RB140",
+        "B188",
+        "RB140",
+    ]
+    apart = (
+        "KIL-1 yields 410 Ma and KIL-2 yields 420 Ma; their MSWDs are 1.2 and, after a long common-Pb "
+        "correction, 3.4, respectively."
+    )
+    spans = [(v.start, v.end) for v in extract_text_values(apart)]
+    assert samples_for_values(apart, spans) == ["KIL-1", "KIL-2", "KIL-2", "KIL-2"]
 
 
 def test_a_value_followed_by_its_own_bracket_takes_the_sample_named_there() -> None:
@@ -567,8 +596,9 @@ def test_compound_words_units_and_formula_indices_are_no_samples() -> None:
     }
     for text, names in named.items():
         assert [m.names for m in sample_mentions(text)] == [names], text
-    # a count after the word "samples" is no sample's name
-    for text in ("The cut-off discards 50% of the samples (10 out of 20).", "Sample 12 of 15 was lost."):
+    # a count or a number after the word "samples" is no sample's name
+    for text in ("The cut-off discards 50% of the samples (10 out of 20).", "Sample 12 of 15 was lost.",
+                 "The highest-grade sample (0.85% SnO2) has 5.16% Fe2O3."):  # fmt: skip
         assert sample_mentions(text) == [], text
 
 
