@@ -439,25 +439,29 @@ def test_a_sample_named_in_an_earlier_paragraph_is_carried_only_when_the_section
         cleaned = CleanedPaper(paper_id="p1", source_file="x.pdf", title="T", text=text, sections=parts)
         return {r.printed: r.sample for r in paper_measurements(cleaned, [])}
 
-    one = samples("Sample UT09DV04 was collected from a lava flow. Its zircons are clear.\n\n"
-                  "Temperature estimates peak at 1250 °C.")  # fmt: skip
-    assert one["1250 °C"] == "UT09DV04", one
-    within = samples("Apatites from NAX-3 and MF16-19 are clear. They yield 12 Ma.\n\n"
-                     "After digestion on a hot plate (150 °C) the HNO3 was dried down.")  # fmt: skip
-    assert within["12 Ma"] == "NAX-3; MF16-19", within
-    assert within["150 °C"] == "", within
-    material = samples("The CREU-1 standard material is pure quartz.\n\nIt was heated to 900 °C.")
-    assert material["900 °C"] == "", material
-    # a sentence broken at a page end is one paragraph; a paragraph on the sample's figure is its
-    broken = samples("Samples AB-1 and AB-2 from the Sagsai formation yield Devonian and\n\n"
-                     "Cambrian ages, with age peaks of 386–390 Ma.")  # fmt: skip
-    assert broken["386–390 Ma"] == "AB-1; AB-2", broken
-    figure = samples("Figure 2a shows sample CB-2. It is a vein.\n\nFigure 3a shows the allanite sample (MF482).\n\n"
-                     "Figure 3b shows an isochron age of 21.50 ± 4.37 Myr.")  # fmt: skip
-    assert figure["21.50 ± 4.37 Myr"] == "MF482", figure
-    # a list is not lent to a sentence about one unnamed sample of it
-    one = samples("Pits EST-012 and BGS-023 hold 71 wt.% SiO2. The highest-grade sample has 5.16% Fe2O3.")
-    assert one["71 wt.%"] == "EST-012; BGS-023" and one["5.16%"] == "", one
+    cases = [
+        # the one sample of its section, which the paper calls a sample, carries on
+        ("Sample UT09DV04 was collected from a lava flow. Its zircons are clear.\n\n"
+         "Temperature estimates peak at 1250 °C.", "1250 °C", "UT09DV04"),
+        # two samples: within their paragraph, not into the next one's lab procedure
+        ("Apatites from NAX-3 and MF16-19 are clear. They yield 12 Ma.\n\n"
+         "After digestion on a hot plate (150 °C) the HNO3 was dried down.", "12 Ma", "NAX-3; MF16-19"),
+        ("Apatites from NAX-3 and MF16-19 are clear. They yield 12 Ma.\n\n"
+         "After digestion on a hot plate (150 °C) the HNO3 was dried down.", "150 °C", ""),
+        ("The CREU-1 standard material is pure quartz.\n\nIt was heated to 900 °C.", "900 °C", ""),
+        # a sentence broken at a page end is one paragraph; a paragraph on the sample's figure is its
+        ("Samples AB-1 and AB-2 from the Sagsai formation yield Devonian and\n\n"
+         "Cambrian ages, with age peaks of 386–390 Ma.", "386–390 Ma", "AB-1; AB-2"),
+        ("Figure 2a shows sample CB-2. It is a vein.\n\nFigure 3a shows the allanite sample (MF482).\n\n"
+         "Figure 3b shows an isochron age of 21.50 ± 4.37 Myr.", "21.50 ± 4.37 Myr", "MF482"),
+        # a list is not lent to a sentence about one unnamed sample of it
+        ("Pits EST-012 and BGS-023 hold 71 wt.% SiO2. The highest-grade sample has 5.16% Fe2O3.", "71 wt.%",
+         "EST-012; BGS-023"),
+        ("Pits EST-012 and BGS-023 hold 71 wt.% SiO2. The highest-grade sample has 5.16% Fe2O3.", "5.16%", ""),
+    ]  # fmt: skip
+    for text, printed, sample in cases:
+        rows = samples(text)
+        assert rows[printed] == sample, (printed, rows)
 
 
 def test_names_in_brackets_after_rocks_and_tokens_that_name_no_sample() -> None:
