@@ -18,10 +18,11 @@ headed as samples, or the column header in a samples-as-columns table (footnote 
 notes); else a sample the paper names elsewhere that the row label is, or is a spot of ("GJ1-2-2" of
 "GJ-1"); else the one sample the table's caption names ("U–Pb data of sample D21G-2"); a note says
 which. In running text, the sample the sentence names for the value
-(:mod:`geo_assets.measurements.samples`), else the one an earlier sentence of its paragraph named; past
-a paragraph break only the one sample a section names, when the paper calls it a sample (a blind
-labelling found samples carried further were mostly another subject's: docs/experiments.md). Kept as printed, with ``sample_key`` the paper's one
-printing of each name. The rock unit a value describes ("mafic rocks from the Ulgey bimodal volcanic
+(:mod:`geo_assets.measurements.samples`), else the one an earlier sentence of its paragraph named;
+past a paragraph break only the one sample a section names, when the paper calls it a sample, or
+onto the figure that showed it (a blind labelling found samples carried further were mostly another
+subject's: docs/experiments.md). Kept as printed, with ``sample_key`` the paper's one printing of
+each name. The rock unit a value describes ("mafic rocks from the Ulgey bimodal volcanic
 suite") is read the same way (:mod:`geo_assets.measurements.rock_units`); a table's is the one unit
 its caption names.
 """
@@ -60,9 +61,7 @@ __all__ = ["EXTRACTOR", "paper_measurements"]
 
 log = logging.getLogger(__name__)
 
-EXTRACTOR = (
-    "text-rules-5"  # 5: samples carried within a paragraph; 4: a unit named later, "these basalts"; 3: units
-)
+EXTRACTOR = "text-rules-5"  # 5: samples kept to a paragraph; 4: "these basalts", a unit named later; 3: units
 TABLE_EXTRACTOR = "table-headers-3"  # 3: samples from the paper's names and the caption; units per column
 _MATERIAL_TYPES = {"Mineral", "Rock"}
 # values that describe what rocks are made of (a unit named later in the sentence may be theirs), not

@@ -14,14 +14,17 @@ a few ways, and this module reads them:
 and gives each value the sample mention in the bracket that follows it ("-5.9 (Braga pluton, sample
 LD-18)"), else one it is said to be for ("410 Ma for KIL-1", "a 611 Ma U–Pb age for the Perelle
 diorite"), else the one that precedes it in the sentence. With "respectively" and as many samples as values,
-the n-th value takes the n-th sample; otherwise a value after a list of samples takes the whole list
+the n-th value takes the n-th sample (and the values listed right before the word take the names
+printed before them, in order: "438 ± 20 for B188 and 437 ± 20 Ma for RB140 …, with MSWD values of
+1.83 and 2.97, respectively"); otherwise a value after a list of samples takes the whole list
 ("19MAT-33; 19MAT-193; 19MAT-225"), as a reader would. Names are kept as printed, with typographic
 hyphens made ASCII; :func:`normalise_names` gives the one printing a paper's forms share (FC4b /
 FC-4b), stored beside the printed name as ``sample_key``.
 
 Not samples: chemical formulas (H2O-CO2), isotope notation (206Pb-238U, 207Pb-corrected), figure and
 table labels, units with a power (cm2), a count with a statistic or dimension (1-SE, 3-D), a category
-and its number (Type-1, Stage-2). A reference material is a sample here (BCR-2, GJ-1): a value measured on it is its value.
+and its number (Type-1, Stage-2). A reference material is a sample here (BCR-2, GJ-1): a value
+measured on it is its value.
 Why rules and not a tagger: no labelled corpus of sample names exists for this domain; the rules are
 scored on the project's gold sets (scripts/score_measurements.py, "sample right").
 """
@@ -311,8 +314,10 @@ def _respectively(
     before the word as there are names, when every name is printed before them ("438 ± 20 for B188 and
     437 ± 20 Ma for RB140 …, with MSWD values of 1.83 and 2.97, respectively": 1.83 is B188's)."""
     at = sentence.find("respectively")
+    if at < 0 or len(names) < 2:
+        return {}
     listed = [i for i, (_, end) in enumerate(spans) if end <= at]
-    if at < 0 or len(names) < 2 or len(listed) < len(names):
+    if len(listed) < len(names):
         return {}
     chosen = listed[-len(names) :]
     if any(m.end > spans[chosen[0]][0] for m in mentions):
