@@ -18,10 +18,9 @@ headed as samples, or the column header in a samples-as-columns table (footnote 
 notes); else a sample the paper names elsewhere that the row label is, or is a spot of ("GJ1-2-2" of
 "GJ-1"); else the one sample the table's caption names ("U–Pb data of sample D21G-2"); a note says
 which. In running text, the sample the sentence names for the value
-(:mod:`geo_assets.measurements.samples`), else the one an earlier sentence of its paragraph named;
-past a paragraph break only the one sample a section names, when the paper calls it a sample, or
-onto the figure that showed it (a blind labelling found samples carried further were mostly another
-subject's: docs/experiments.md). Kept as printed, with ``sample_key`` the paper's one printing of
+(:mod:`geo_assets.measurements.samples`), else the one an earlier sentence of its paragraph named
+(:mod:`geo_assets.measurements.carried`: past a paragraph break only the one sample a section names,
+or onto the figure that showed it). Kept as printed, with ``sample_key`` the paper's one printing of
 each name. The rock unit a value describes ("mafic rocks from the Ulgey bimodal volcanic
 suite") is read the same way (:mod:`geo_assets.measurements.rock_units`); a table's is the one unit
 its caption names.
@@ -36,7 +35,8 @@ from typing import Any
 
 from geo_assets.ingest.chunking import page_at
 from geo_assets.ingest.cleaned_paper import table_heading
-from geo_assets.measurements.rock_units import continues, unit_mentions, units_for_values
+from geo_assets.measurements.carried import Carried
+from geo_assets.measurements.rock_units import unit_mentions, units_for_values
 from geo_assets.measurements.samples import (
     as_printed,
     caption_samples,
@@ -67,8 +67,6 @@ _MATERIAL_TYPES = {"Mineral", "Rock"}
 # values that describe what rocks are made of (a unit named later in the sentence may be theirs), not
 # when something happened or how hot it was
 _COMPOSITION_UNITS = {"wt.%", "ppm", "ppb", "mol%", "ratio", "epsilon", "‰"}
-# how many sentences on a section may take up the unit it named by naming its rocks ("The felsic rocks")
-_TAKEN_UP = 3
 # "Table 1. (continued)": a later page of a table
 _CONTINUED = re.compile(r"^\W*(?:table\s+\S+?\W+)?cont(?:inued|d?\.)", re.I)
 # "Row and column names follow the same convention as Table 1": that caption defines these columns too
@@ -76,10 +74,6 @@ _SAME_AS = re.compile(
     r"\bsame\s+(?:conventions?|format|notation|columns?|units?|layout)\s+as\s+(?:in\s+)?Table\s+(\w+)", re.I
 )
 _METHOD_TYPES = {"AnalyticalMethod"}
-_PARAGRAPH = "\n\n"  # the cleaned text's paragraph break
-_ENDED = re.compile(r"[.!?:][\"'”’)\]]*\s*$")  # a sentence's end, quotes and brackets after it
-_ONE_SAMPLE = re.compile(r"\b(?:the|this|that|one|a|an)\s+(?:[\w-]+\s+){0,2}sample\b(?!s)", re.I)
-_FIGURE = re.compile(r"\bFig(?:ure)?s?\.?\s*(\d+)")
 
 
 def paper_measurements(
@@ -105,50 +99,23 @@ def paper_measurements(
     known = known_names(said)
     said_keys = {sample_key(n) for n in said}
     for section, sentences in read:
-        # what the section named last, a sample or a rock unit: "Sample X … . Two analyses yield …",
-        # "The mafic rocks from the Y suite have … . They have …"; naming one drops the other
-        carried, carried_unit = "", ""
-        # the unit the section named last and how many sentences ago: "The rhyolite samples from the Y
-        # suite … . The absence of … . The felsic rocks have εNd(t) of …" takes it up two sentences on
-        named_unit, since = "", 0
-        last_end = 0
-        section_samples: set[str] = set()  # the samples the section has named so far
-        carried_figures: set[str] = set()  # the figures cited where the carried sample was named
+        carried = Carried(said_keys)  # what the section named last, a sample or a rock unit
         for s_start, s_end, found in sentences:
             sentence = section.text[s_start:s_end]
-            if _new_paragraph(section.text, last_end, s_start) and not _still_about(
-                sentence, section_samples, said_keys, carried_figures
-            ):
-                carried = ""  # a sample named in an earlier paragraph is not this one's subject
-            last_end = s_end
             values = extract_text_values(sentence)
             mentions = (
                 sample_mentions(sentence, known) if known is not None and known.search(sentence) else found
             )
+            carried.enter(section.text, s_start, s_end, mentions)
             units = unit_mentions(sentence)
             named += [n for m in mentions for n in m.names]
-            section_samples.update(sample_key(n) for m in mentions for n in m.names)
             spans = [(v.start, v.end) for v in values]
-            # a list carried into a sentence about one unnamed sample of it ("the highest-grade sample
-            # (0.85% SnO2)") names none of its values
-            lent = "" if units or "; " in carried and _ONE_SAMPLE.search(sentence) else carried
+            lent = carried.lent(sentence, units)
             samples = [own or lent for own in samples_for_values(sentence, spans, mentions)]
-            # a unit is carried only into a sentence that goes on about its rocks ("They have …"),
-            # for the values before any unit or sample of its own
-            since += 1
-            carried_unit = (
-                continues(sentence, carried_unit)
-                or (continues(sentence, named_unit, pronouns=False) if since <= _TAKEN_UP else "")
-                if not mentions
-                else ""
-            )
             compositions = [v.unit in _COMPOSITION_UNITS for v in values]
-            of_unit = units_for_values(sentence, spans, units, opener=carried_unit, compositions=compositions)
-            if mentions or units:
-                carried = "; ".join(mentions[-1].names) if mentions else ""
-                carried_figures = _figures(sentence) if mentions else set()
-                carried_unit = units[-1].names[0] if units else ""
-                named_unit, since = carried_unit, 0
+            opener = carried.opener(sentence, mentions)
+            of_unit = units_for_values(sentence, spans, units, opener=opener, compositions=compositions)
+            carried.named(sentence, mentions, units)
             if not values:
                 continue
             entities = recognize(sentence)
@@ -189,27 +156,6 @@ def paper_measurements(
         if row.sample:
             row.sample_key = "; ".join(forms.get(n, n) for n in row.sample.split("; "))
     return sorted(rows.values(), key=lambda r: r.char_start)
-
-
-def _new_paragraph(text: str, last_end: int, start: int) -> bool:
-    """Whether the sentence at ``start`` opens a paragraph: a paragraph break before it, after a
-    sentence that ended ("… and\n\nCambrian to Early Ordovician ages": a sentence broken at a page or
-    column end is one paragraph)."""
-    return _PARAGRAPH in text[last_end:start] and bool(_ENDED.search(text[:last_end]))
-
-
-def _still_about(sentence: str, section_samples: set[str], said: set[str], figures: set[str]) -> bool:
-    """Whether a paragraph's first sentence goes on about the sample an earlier paragraph named: it
-    is the one sample the section names (``section_samples``) and the paper calls it a sample
-    (``said``: "sample UT09DV04 was collected …" and paragraphs on its results; not "the CREU-1
-    standard material"), or the sentence cites the figure cited where it was named (``figures``:
-    "Figure 3a shows … sample (MF482)", a paragraph on "Figure 3b shows the Th–Pb data …")."""
-    return len(section_samples) == 1 and section_samples <= said or bool(figures & _figures(sentence))
-
-
-def _figures(sentence: str) -> set[str]:
-    """The numbers of the figures a sentence cites ("Figure 3a", "Fig. 3b" → {"3"})."""
-    return set(_FIGURE.findall(sentence))
 
 
 def _table_rows(
