@@ -69,8 +69,13 @@ class Carried:
         """The unit the sentence goes on about, for its values before any unit of its own ("" where it
         names a sample)."""
         self.since += 1
-        taken_up = continues(sentence, self.named_unit, pronouns=False) if self.since <= _TAKEN_UP else ""
-        self.unit = (continues(sentence, self.unit) or taken_up) if not mentions else ""
+        if mentions:
+            self.unit = ""
+        else:
+            taken_up = self.since <= _TAKEN_UP
+            self.unit = continues(sentence, self.unit) or (
+                continues(sentence, self.named_unit, pronouns=False) if taken_up else ""
+            )
         return self.unit
 
     def named(self, sentence: str, mentions: Sequence[SampleMention], units: Sequence[UnitMention]) -> None:

@@ -169,11 +169,10 @@ def _is_sample_name(name: str, *, after_word: bool) -> bool:
     parts = re.split(_H, name)
     if (
         _UNIT_POWER.fullmatch(name)
-        or len(parts) == 2
-        and _COUNTED.fullmatch("".join(parts))
+        or (len(parts) == 2 and _COUNTED.fullmatch("".join(parts)))
         or _CATEGORY.fullmatch(parts[0])
     ):
-        return False
+        return False  # "cm2", "1-SE", "Type-1"
     if len(parts) > 1 and any(
         _UNIT_PART.fullmatch(p) or not after_word and _WORD_PART.fullmatch(p) for p in parts
     ):
