@@ -9,7 +9,10 @@ sentence that names nothing of its own takes from it:
   results), or onto the figure cited where it was named ("Figure 3a shows … sample (MF482)", a
   paragraph on: "Figure 3b shows …"). Three blind labellings found samples carried further were
   mostly another subject's (a lab procedure's temperature, a standard's ratio: docs/experiments.md).
-  A list is not lent to a sentence about one unnamed sample of it ("the highest-grade sample").
+  A list is not lent to a sentence about one unnamed sample of it ("the highest-grade sample"), nor one
+  sample to a sentence about samples ("All other samples analyzed have …", "Our samples are …"),
+  unless it was named as a site or locality, whose samples they are ("In site JaIb5 …. A set of
+  samples unblocks …").
 * a unit, only into a sentence that goes on about its rocks (:func:`~geo_assets.measurements.
   rock_units.continues`: "They have …", "these basalts"), or that names them with words of their
   own up to three sentences on ("The felsic rocks …").
@@ -33,6 +36,8 @@ _TAKEN_UP = 3
 _PARAGRAPH = "\n\n"  # the cleaned text's paragraph break
 _ENDED = re.compile(r"[.!?:][\"'”’)\]]*\s*$")  # a sentence's end, quotes and brackets after it
 _ONE_SAMPLE = re.compile(r"\b(?:the|this|that|one|a|an)\s+(?:[\w-]+\s+){0,2}sample\b(?!s)", re.I)
+_SAMPLES = re.compile(r"\bsamples\b", re.I)
+_SITE = re.compile(r"\b(?:sites?|localit(?:y|ies)|outcrops?|sections?)\b", re.I)
 _FIGURE = re.compile(r"\bFig(?:ure)?s?\.?\s*(\d+)")
 
 
@@ -50,6 +55,7 @@ class Carried:
     since: int = 0
     samples: set[str] = field(default_factory=set)  # the samples the section has named so far
     end: int = 0  # where the sentence before ended
+    site: bool = False  # the sample was named as a site or locality (its "samples" are its own)
 
     def enter(self, text: str, start: int, end: int, mentions: Sequence[SampleMention]) -> None:
         """Enter the sentence ``text[start:end]`` (``mentions``: the samples it names): a new
@@ -62,6 +68,14 @@ class Carried:
     def lent(self, sentence: str, units: Sequence[UnitMention]) -> str:
         """The sample the sentence's values without one of their own take ("" where it names a unit)."""
         if units or "; " in self.sample and _ONE_SAMPLE.search(sentence):
+            return ""
+        if (
+            self.sample
+            and "; " not in self.sample
+            and not self.site
+            and _SAMPLES.search(sentence)
+            and not _SITE.search(sentence)
+        ):
             return ""
         return self.sample
 
@@ -84,6 +98,7 @@ class Carried:
             return
         self.sample = "; ".join(mentions[-1].names) if mentions else ""
         self.figures = _figures(sentence) if mentions else set()
+        self.site = bool(mentions and _SITE.search(sentence))
         self.unit = units[-1].names[0] if units else ""
         self.named_unit, self.since = self.unit, 0
 

@@ -18,7 +18,8 @@ headed as samples, or the column header in a samples-as-columns table (footnote 
 notes); else a sample the paper names elsewhere that the row label is, or is a spot of ("GJ1-2-2" of
 "GJ-1"); else the one sample the table's caption names ("U–Pb data of sample D21G-2"); a note says
 which. In running text, the sample the sentence names for the value
-(:mod:`geo_assets.measurements.samples`), else the one an earlier sentence of its paragraph named
+(:mod:`geo_assets.measurements.samples`; a name the tables give as a sample counts printed bare:
+the tables are read first), else the one an earlier sentence of its paragraph named
 (:mod:`geo_assets.measurements.carried`: past a paragraph break only the one sample a section names,
 or onto the figure that showed it). Kept as printed, with ``sample_key`` the paper's one printing of
 each name. The rock unit a value describes ("mafic rocks from the Ulgey bimodal volcanic
@@ -61,7 +62,7 @@ __all__ = ["EXTRACTOR", "paper_measurements"]
 
 log = logging.getLogger(__name__)
 
-EXTRACTOR = "text-rules-5"  # 5: samples kept to a paragraph; 4: "these basalts", a unit named later; 3: units
+EXTRACTOR = "text-rules-6"  # 6: samples the tables name; 5: samples kept to a paragraph; 4: "these basalts", a unit named later; 3: units
 TABLE_EXTRACTOR = "table-headers-3"  # 3: samples from the paper's names and the caption; units per column
 _MATERIAL_TYPES = {"Mineral", "Rock"}
 # values that describe what rocks are made of (a unit named later in the sentence may be theirs), not
@@ -86,7 +87,6 @@ def paper_measurements(
 
     ordered = sorted(chunks, key=lambda c: c.ordinal)
     rows: dict[str, Measurement] = {}
-    named: list[str] = []  # every sample name the paper's text prints: what a table row label may be
     # every sentence of the text and the sample names it prints, read once; then the paper's own
     # names, found bare in any sentence once the paper has named them ("sample LAB03 …", later "The
     # age of LAB03 is …"): a sentence where one is printed is read again with them
@@ -96,7 +96,12 @@ def paper_measurements(
         if section.kind not in {"references", "captions", "tables"}
     ]
     said = [n for _, sentences in read for *_, found in sentences for m in found if m.named for n in m.names]
-    known = known_names(said)
+    printed = [n for _, sentences in read for *_, found in sentences for m in found for n in m.names]
+    tables = _table_rows(cleaned, ordered, captions, list(dict.fromkeys(printed)))
+    # the samples the paper's tables name (a "Sample" column, samples as columns): printed bare in a
+    # sentence ("QM01 (Fig. 4) shows alteration over 400 °C"), the sentence is about that sample
+    tabled = [n for r in tables if r.sample and not _guessed(r) for n in r.sample.split("; ")]
+    known = known_names([*said, *tabled])
     said_keys = {sample_key(n) for n in said}
     for section, sentences in read:
         carried = Carried(said_keys)  # what the section named last, a sample or a rock unit
@@ -108,7 +113,6 @@ def paper_measurements(
             )
             carried.enter(section.text, s_start, s_end, mentions)
             units = unit_mentions(sentence)
-            named += [n for m in mentions for n in m.names]
             spans = [(v.start, v.end) for v in values]
             lent = carried.lent(sentence, units)
             samples = [own or lent for own in samples_for_values(sentence, spans, mentions)]
@@ -143,7 +147,7 @@ def paper_measurements(
                 )
                 rows.setdefault(row.measurement_id, row)
     repeated: dict[str, int] = {}
-    for row in _table_rows(cleaned, ordered, captions, named):
+    for row in tables:
         if row.measurement_id in rows:  # the same row and column header twice: only the first is kept
             repeated[row.table_label] = repeated.get(row.table_label, 0) + 1
         rows.setdefault(row.measurement_id, row)
@@ -240,6 +244,11 @@ def _table_rows(
                 )
             )
     return out
+
+
+def _guessed(row: Measurement) -> bool:
+    """Whether a table row's sample is only its label's identifier (no column says it is a sample)."""
+    return "sample: the identifier the row label prints" in row.notes
 
 
 def _material(text: str) -> str:

@@ -63,10 +63,10 @@ _HYPHENATED = rf"[A-Za-z0-9]+(?:{_H}[A-Za-z0-9]+)+"
 # after "sample(s)": any token with a digit ("sample 01", "sample ZG12", "sample FC4b")
 _AFTER_WORD = rf"(?:{_HYPHENATED}|[A-Za-z]*\d[A-Za-z0-9]*)"
 _GAP = r"(?:\s*\([^()]{0,40}\))?\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*)"
-# not a count: "the samples (10 out of 20)", "samples 12 of 15"; nor a number: "the highest-grade
+# not a count: "the samples (10 out of 20)", "samples 12 of 15", "four samples (13 apatites)"; nor a number: "the highest-grade
 # sample (0.85% SnO2)"
 _LIST_AFTER_WORD = re.compile(
-    rf"\b[Ss]amples?\s+\(?(?P<names>{_AFTER_WORD}(?:{_GAP}{_AFTER_WORD})*)(?![A-Za-z0-9])"
+    rf"\b[Ss]amples?\s+(?!\(\d+\s+(?!and\b|or\b)[A-Za-z])\(?(?P<names>{_AFTER_WORD}(?:{_GAP}{_AFTER_WORD})*)(?![A-Za-z0-9])"
     r"(?!\s*(?:out\s+of|of\s+\d))(?![.,·]\d|\s*%)"
 )
 _LIST_ANYWHERE = re.compile(rf"(?<![\w/.]){_HYPHENATED}(?:{_GAP}{_HYPHENATED})*(?![\w/])")
@@ -92,6 +92,17 @@ _HOLDER = (
 _BRACKET_NAME = rf"(?:{_HYPHENATED}|[A-Za-z]+\d(?:[A-Za-z0-9.]*[A-Za-z0-9])?)"
 _BRACKETED_AFTER_ROCKS = re.compile(
     rf"(?<![\w-]){_HOLDER}\s+\((?P<names>{_BRACKET_NAME}(?:{_GAP}{_BRACKET_NAME})*)\)"
+)
+# samples named by a capital letter: "Sample C consists of …", "Boulders A and B both have …"
+_LETTER = re.compile(r"\b[A-Z]\b")
+_LETTERS_AFTER_WORD = re.compile(
+    r"\b(?:[Ss]amples?|[Bb]oulders?|[Ss]pecimens?|[Cc]lasts?|[Pp]ebbles?|[Cc]obbles?)\s+"
+    r"(?P<names>[A-HJ-Z](?:\s*(?:,\s*(?:and\s+)?|and|or|&)\s*[A-HJ-Z])*)(?![\w'’-]|\.\w)"
+)
+# names of what parts were taken from: "Four aliquots of TDPH14 yield …", "zircons from D21G-2"
+_PARTS_OF = re.compile(
+    rf"\b(?:aliquots?|analys[ie]s|grains?|fractions?|splits?|crystals?|{MINERALS})\s+(?:of|from)\s+"
+    rf"(?P<names>{_BRACKET_NAME}(?:{_GAP}{_BRACKET_NAME})*)(?![\w/-])"
 )
 _NAME = re.compile(rf"{_DOTTED}|{_HYPHENATED}|[A-Za-z]*\d(?:[A-Za-z0-9.]*[A-Za-z0-9])?|\d+")
 _ELEMENTS = ELEMENT_SYMBOLS
@@ -198,19 +209,37 @@ def _is_formula(part: str) -> bool:
     )
 
 
+_CATALOGUE = re.compile(r"(?!(?:1[5-9]|20)\d\d\b)\d{5,6}")  # a catalogue number ("10017"), no year
+_SERIES = re.compile(r"([A-Za-z]{2,})\d{1,4}")
+
+
 def known_names(names: Iterable[str]) -> re.Pattern[str] | None:
     """A pattern for the paper's own sample names printed bare ("The age of LAB03 is …" once the
     paper said "sample LAB03"): names that followed the word "sample(s)" somewhere in the paper
     (the caller passes those), of letters and digits, three characters or more, as printed; lists
     of them are one mention. None when the paper names none."""
     usable = sorted(
-        {n for n in names if len(n) >= 3 and any(c.isdigit() for c in n) and any(c.isalpha() for c in n)},
+        {
+            n
+            for n in names
+            if len(n) >= 3
+            and any(c.isdigit() for c in n)
+            and any(c.isalpha() for c in n)
+            or _CATALOGUE.fullmatch(n)
+        },
         key=len,
         reverse=True,
     )
     if not usable:
         return None
-    alts = "|".join(re.escape(n) for n in usable)
+    # the series a name is one of: letters, then a number ("BD03" → BD02, BD08), when the letters are
+    # no element or formula
+    series = sorted(
+        {m.group(1) for n in usable if (m := _SERIES.fullmatch(n)) and not _is_formula(m.group(1))},
+        key=len,
+        reverse=True,
+    )
+    alts = "|".join([*(re.escape(n) for n in usable), *(rf"{re.escape(p)}\d{{1,4}}" for p in series)])
     return re.compile(rf"(?<![\w/.-])(?P<names>(?:{alts})(?:{_GAP}(?:{alts}))*)(?![\w/-])")
 
 
@@ -221,9 +250,11 @@ def sample_mentions(sentence: str, known: re.Pattern[str] | None = None) -> list
     taken: list[tuple[int, int]] = []
     patterns: tuple[tuple[re.Pattern[str], bool], ...] = (
         (_LIST_AFTER_WORD, True),
+        (_LETTERS_AFTER_WORD, True),
         (_BESIDE_MATERIAL, True),
         (_BEFORE_BRACKETED_VALUE, True),
         (_BRACKETED_AFTER_ROCKS, False),
+        (_PARTS_OF, False),
         (_LIST_ANYWHERE, False),
     ) + (((known, True),) if known is not None else ())
     for pattern, after_word in patterns:
@@ -239,10 +270,14 @@ def sample_mentions(sentence: str, known: re.Pattern[str] | None = None) -> list
                 _TOOL_BEFORE.search(sentence[max(0, start - 60) : start]) or _TOOL_AFTER.match(sentence[end:])
             ):
                 continue  # "software (including Squid-1, Squid-2)": tools, not samples
-            names = tuple(
-                as_printed(n.group(0))
-                for n in _NAME.finditer(match.group(group))
-                if _is_sample_name(n.group(0), after_word=after_word)
+            names = (
+                tuple(_LETTER.findall(match.group(group)))
+                if pattern is _LETTERS_AFTER_WORD
+                else tuple(
+                    as_printed(n.group(0))
+                    for n in _NAME.finditer(match.group(group))
+                    if _is_sample_name(n.group(0), after_word=after_word)
+                )
             )
             if names:
                 found.append(SampleMention(names, start, end, named=pattern is _LIST_AFTER_WORD))

@@ -458,6 +458,9 @@ def test_a_sample_named_in_an_earlier_paragraph_is_carried_only_when_the_section
         ("Pits EST-012 and BGS-023 hold 71 wt.% SiO2. The highest-grade sample has 5.16% Fe2O3.", "71 wt.%",
          "EST-012; BGS-023"),
         ("Pits EST-012 and BGS-023 hold 71 wt.% SiO2. The highest-grade sample has 5.16% Fe2O3.", "5.16%", ""),
+        # one sample is not lent to a sentence about samples, unless it was named as a site of them
+        ("Sample OD3 has εNd of -6.2. All other samples have TDM ages of 1.3 Ga.", "1.3 Ga", ""),
+        ("In site JA-5 we found two components. A set of samples unblocks at 380 °C.", "380 °C", "JA-5"),
     ]  # fmt: skip
     for text, printed, sample in cases:
         rows = samples(text)
@@ -480,6 +483,71 @@ def test_names_in_brackets_after_rocks_and_tokens_that_name_no_sample() -> None:
                  "Using the 1-SE rule gives 8 splits.", "A 3-D model of 40 km.", "A Type-1 error of 5%.",
                  "TableII-1-8 shows the age of 82 Ma.", "The grains (12) are 10 Ma."):  # fmt: skip
         assert sample_mentions(text) == [], text
+
+
+def test_samples_named_as_what_parts_were_taken_from_or_by_a_letter() -> None:
+    """ "Four aliquots of TDPH14", "zircons from D21G-2" name samples, as does a capital letter after
+    "Sample" or "Boulders"; a count in brackets after "samples" ("(13 apatites)") names none."""
+    from geo_assets.measurements.samples import sample_mentions
+
+    named = {
+        "Four aliquots of TDPH14 yield an age of 3.30 ± 0.12 Ma.": [("TDPH14",)],
+        "Zircons from D21G-2 and D21G-3 give 410 Ma.": [("D21G-2", "D21G-3")],
+        "Boulders A and B both have an AFT age of 10 ± 2 Ma.": [("A", "B")],
+        "Sample C consists of very young ages between 6 and 19 Ma.": [("C",)],
+        "The grains in sample D.": [("D",)],
+        "The southern samples (12 and 13) are 4.6.": [("12", "13")],
+    }
+    for text, names in named.items():
+        assert [m.names for m in sample_mentions(text)] == names, text
+    for text in ("Four inclusion-free samples (13 apatites) give 10.9 Ma.", "In sample I think it is 4 Ma.",
+                 "Analyses of SiO2 give 50 wt.%.", "Samples A.B. Smith collected are 4 Ma."):  # fmt: skip
+        assert sample_mentions(text) == [], text
+
+
+def test_the_paper_s_names_are_found_bare_with_their_series_and_catalogue_numbers() -> None:
+    """A paper that names BD03 names BD02 and BD08 of the same series when it prints them bare, and a
+    catalogue number ("10017") once named; a series of element symbols ("Cu12") or a year is none."""
+    from geo_assets.measurements.samples import known_names, sample_mentions
+
+    known = known_names(["BD03", "10017", "Cu12", "JaIb5"])
+    assert known is not None
+    found = {
+        "Sites BD02, BD06 and JaIb3 show curves.": [("BD02", "BD06", "JaIb3")],
+        "The composition of plagioclase in 10017 is An78.": [("10017",)],
+        "Cu13 and 2019 and 10018 are printed.": [],
+    }
+    for text, names in found.items():
+        assert [m.names for m in sample_mentions(text, known)] == names, text
+    assert known_names(["2019", "12"]) is None
+
+
+def test_a_sample_a_table_names_is_found_bare_in_the_text() -> None:
+    """A table's "Site" column names QM01 and QM02: "QM01 (Fig. 4) shows alteration over 400 °C" is
+    about that sample, although no sentence says "sample QM01"; a table row label that only looks
+    like an identifier gives the text nothing."""
+    from geo_assets.ingest.cleaned_paper import clean_paper
+    from geo_assets.measurements.extract import paper_measurements
+    from geo_rag_runtime.models import Caption, Paper, Section
+
+    sites = Caption(
+        kind="table", label="Table 1", text="Paleomagnetic results.", page=3,
+        rows=[["Site", "Dec", "Inc"], ["QM01", "13.8", "33.7"], ["QM02", "20.1", "10.2"]],
+    )  # fmt: skip
+    guessed = Caption(
+        kind="table", label="Table 2", text="Step data.", page=4, rows=[["Step", "T (°C)"], ["ZX12", "300"]],
+    )  # fmt: skip
+    paper = Paper(
+        paper_id="p9", source_file="q.pdf", title="Sites", sha256="0" * 64,
+        sections=[Section(heading="Results", paragraphs=[
+            "QM01 (Fig. 4) shows alteration over 400 °C.", "Then ZX12 is heated to 500 °C."
+        ])],
+        captions=[sites, guessed],
+    )  # fmt: skip
+    rows = {r.printed: r.sample for r in paper_measurements(clean_paper(paper), [], paper.captions)
+            if r.source_type == "text"}  # fmt: skip
+    assert rows["400 °C"] == "QM01", rows
+    assert rows["500 °C"] == "", rows
 
 
 def test_respectively_pairs_the_values_listed_before_it_with_the_sentence_s_samples() -> None:
