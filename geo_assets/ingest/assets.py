@@ -236,19 +236,21 @@ def paper_json(tei_xml: dict[str, Any], documents: DocumentStoreResource, home_w
 @dg.asset(
     partitions_def=papers_partitions,
     group_name="ingest",
-    # 6: a middle-dot decimal point is "." ("66·0" → "66.0", as "−" → "-"); 5: pages below 0.9 (was
-    # 0.8) are filled in from the text layer
-    code_version="clean-6",
+    # 7: sentences of a paragraph that runs over a page break are on the page that prints them; 6: a
+    # middle-dot decimal point is "." ("66·0" → "66.0", as "−" → "-"); 5: pages below 0.9 (was 0.8)
+    # are filled in from the text layer
+    code_version="clean-7",
     check_specs=[dg.AssetCheckSpec("text_coverage", asset="cleaned_text")],
     description="Readable normalized text (ligatures, hyphenation, headers/footers and control "
     "characters removed; notation such as 87Sr/86Sr, δ18O, εNd, U(IV) kept) with section offsets, "
     "plus the normalized token stream for keyword retrieval. Pages the parser lost are recovered "
-    "from the PDF's text layer, and the share of the text layer that reached the text is measured "
+    "from the PDF's text layer, each sentence is placed on the page that prints it, and the share of the text layer that reached the text is measured "
     "(coverage): the check warns below 0.9 and fails below 0.6, naming the pages.",
 )
 def cleaned_text(context: dg.AssetExecutionContext, paper_json: Paper, documents: DocumentStoreResource):
     from geo_assets.ingest.cleaned_paper import clean_paper
     from geo_assets.ingest.coverage import FAIL_BELOW, measure_coverage, text_layer_pages
+    from geo_assets.ingest.page_breaks import place_page_breaks
     from geo_assets.ingest.recovery import recover_lost_text
 
     with documents.open(read_only=True) as store:
@@ -266,6 +268,7 @@ def cleaned_text(context: dg.AssetExecutionContext, paper_json: Paper, documents
         paper, recovered = recover_lost_text(paper_json, pages)
         if recovered:  # cleaned again only when pages were added
             cleaned = clean_paper(paper)
+        cleaned = place_page_breaks(cleaned, pages)  # a paragraph's sentences on the page that prints them
     metadata: dict[str, Any] = {
         "characters": len(cleaned.text),
         "sections": len(cleaned.sections),

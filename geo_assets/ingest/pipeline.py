@@ -26,17 +26,23 @@ def paper_from_pdf(pdf: Path) -> Paper:
 
 def chunks_from_pdf(pdf: Path, settings: Settings, *, recover: bool = False) -> tuple[Paper, list[Chunk]]:
     """PDF → Paper → cleaned text → chunks sized by the settings and the embedding tokenizer. With
-    ``recover``, the pages the parser read short are first filled in from the PDF's text layer, as
-    the ``cleaned_text`` asset does (what an ingest writes); without, the parser's text alone (the
-    benchmarks and the test knowledge base, fixed to it)."""
+    ``recover``, the pages the parser read short are first filled in from the PDF's text layer and
+    each sentence is placed on the page that prints it, as the ``cleaned_text`` asset does (what an
+    ingest writes); without, the parser's text alone (the benchmarks and the test knowledge base,
+    fixed to it)."""
     paper = paper_from_pdf(pdf)
-    if recover:
+    if not recover:
+        cleaned = clean_paper(paper)
+    else:
         from geo_assets.ingest.coverage import text_layer_pages
+        from geo_assets.ingest.page_breaks import place_page_breaks
         from geo_assets.ingest.recovery import recover_lost_text
 
-        paper, _ = recover_lost_text(paper, text_layer_pages(pdf))
+        pages = text_layer_pages(pdf)
+        paper, _ = recover_lost_text(paper, pages)
+        cleaned = place_page_breaks(clean_paper(paper), pages)
     chunks = chunk_paper(
-        clean_paper(paper),
+        cleaned,
         get_token_counter(settings),
         max_tokens=settings.chunk_tokens,
         overlap=settings.chunk_overlap,
