@@ -5,11 +5,15 @@ from __future__ import annotations
 import re
 import unicodedata
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from geo_rag_runtime.models import CleanedPaper
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "papers"
 
 
-def _cleaned(text: str, marks: list[tuple[int, int]]):  # type: ignore[no-untyped-def]
+def _cleaned(text: str, marks: list[tuple[int, int]]) -> CleanedPaper:
     from geo_rag_runtime.models import CleanedPaper, CleanSection
 
     return CleanedPaper(
