@@ -66,7 +66,7 @@ _GAP = r"(?:\s*\([^()]{0,40}\))?\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\
 # not a count: "the samples (10 out of 20)", "samples 12 of 15", "four samples (13 apatites)"; nor a number: "the highest-grade
 # sample (0.85% SnO2)"
 _LIST_AFTER_WORD = re.compile(
-    rf"\b[Ss]amples?\s+(?!\(\d+\s+(?!and\b|or\b)[A-Za-z])\(?(?P<names>{_AFTER_WORD}(?:{_GAP}{_AFTER_WORD})*)(?![A-Za-z0-9])"
+    rf"\b[Ss]amples?(?:,\s*(?=[^,]{{2,24}},)|\s+)(?!\(\d+\s+(?!and\b|or\b)[A-Za-z])\(?[‘'\"“]?(?P<names>{_AFTER_WORD}(?:{_GAP}{_AFTER_WORD})*)(?![A-Za-z0-9])"
     r"(?!\s*(?:out\s+of|of\s+\d))(?![.,·]\d|\s*%)"
 )
 _LIST_ANYWHERE = re.compile(rf"(?<![\w/.]){_HYPHENATED}(?:{_GAP}{_HYPHENATED})*(?![\w/])")

@@ -487,7 +487,8 @@ def test_names_in_brackets_after_rocks_and_tokens_that_name_no_sample() -> None:
 
 def test_samples_named_as_what_parts_were_taken_from_or_by_a_letter() -> None:
     """ "Four aliquots of TDPH14", "zircons from D21G-2" name samples, as does a capital letter after
-    "Sample" or "Boulders"; a count in brackets after "samples" ("(13 apatites)") names none."""
+    "Sample" or "Boulders", and a name set off by commas or quoted after "sample"; a count in brackets
+    after "samples" ("(13 apatites)") names none."""
     from geo_assets.measurements.samples import sample_mentions
 
     named = {
@@ -497,6 +498,8 @@ def test_samples_named_as_what_parts_were_taken_from_or_by_a_letter() -> None:
         "Sample C consists of very young ages between 6 and 19 Ma.": [("C",)],
         "The grains in sample D.": [("D",)],
         "The southern samples (12 and 13) are 4.6.": [("12", "13")],
+        "The sample, NAX-3, comes from the migmatite core.": [("NAX-3",)],
+        "The sample (‘KL29’) was collected in 1999.": [("KL29",)],
     }
     for text, names in named.items():
         assert [m.names for m in sample_mentions(text)] == names, text
