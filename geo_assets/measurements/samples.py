@@ -282,7 +282,28 @@ def sample_mentions(sentence: str, known: re.Pattern[str] | None = None) -> list
             if names:
                 found.append(SampleMention(names, start, end, named=pattern is _LIST_AFTER_WORD))
                 taken.append((start, end))
-    return sorted(found, key=lambda m: m.start)
+    return _joined(sorted(found, key=lambda m: m.start), sentence)
+
+
+def _joined(mentions: list[SampleMention], sentence: str) -> list[SampleMention]:
+    """Mentions found by different rules but printed as one list are one ("BD02 (sedimentary
+    jasper, Fig. 4) and BD06-12 (acidic tuffs) show …": a known name and a hyphenated one), unless
+    each has its own value in brackets."""
+    out: list[SampleMention] = []
+    for mention in mentions:
+        last = out[-1] if out else None
+        gap = sentence[last.end : mention.start] if last is not None else ""
+        if last is not None and _GAP_ONLY.fullmatch(gap) and not _VALUE_BRACKET.match(gap):
+            out[-1] = SampleMention(
+                last.names + mention.names, last.start, mention.end, last.named or mention.named
+            )
+        else:
+            out.append(mention)
+    return out
+
+
+_GAP_ONLY = re.compile(_GAP)
+_VALUE_BRACKET = re.compile(r"\s*\(\s*[-−~≈<>]?\d")  # "OG.1 (3440.7 ± 3.2 Ma) and M127 (…)": each its own
 
 
 # a caption naming the one sample a table analyses: "Chemical composition of 15682", "Analyses

@@ -519,6 +519,9 @@ def test_the_paper_s_names_are_found_bare_with_their_series_and_catalogue_number
         "Sites BD02, BD06 and JaIb3 show curves.": [("BD02", "BD06", "JaIb3")],
         "The composition of plagioclase in 10017 is An78.": [("10017",)],
         "Cu13 and 2019 and 10018 are printed.": [],
+        # a known name and a hyphenated one printed as one list are one mention; with values of their own, two
+        "BD02 (sedimentary jasper, Fig. 4) and BD06-12 (acidic tuffs) decay.": [("BD02", "BD06-12")],
+        "BD02 (3440.7 ± 3.2 Ma) and BD06-12 (524 Ma) are dated.": [("BD02",), ("BD06-12",)],
     }
     for text, names in found.items():
         assert [m.names for m in sample_mentions(text, known)] == names, text
