@@ -10,6 +10,11 @@ a few ways, and this module reads them:
 * beside the mineral it is ("Temora2 zircon", "zircon LGC1"), or with its value in brackets after it
   ("OG.1 (3440.7 ± 3.2 Ma)");
 * in brackets after the rocks it is ("Red beds (GV10.11) and baked contacts (GV10.08)");
+* as what parts were taken from ("Four aliquots of TDPH14 yield …", "zircons from D21G-2");
+* by a capital letter after "Sample" or "Boulders" ("Sample C consists of …", "Boulders A and B");
+* bare, once the paper has named it after "sample" or its tables give it as a sample
+  (:func:`known_names`: "The age of LAB03 is …"), with the other members of its series ("BD03"
+  named, "BD02" printed) and catalogue numbers ("10017");
 
 and gives each value the sample mention in the bracket that follows it ("-5.9 (Braga pluton, sample
 LD-18)"), else one it is said to be for ("410 Ma for KIL-1", "a 611 Ma U–Pb age for the Perelle
@@ -23,7 +28,7 @@ FC-4b), stored beside the printed name as ``sample_key``.
 
 Not samples: chemical formulas (H2O-CO2), isotope notation (206Pb-238U, 207Pb-corrected), figure and
 table labels, units with a power (cm2), a count with a statistic or dimension (1-SE, 3-D), a category
-and its number (Type-1, Stage-2). A reference material is a sample here (BCR-2, GJ-1): a value
+and its number (Type-1, Stage-2), a count in brackets ("four samples (13 apatites)"). A reference material is a sample here (BCR-2, GJ-1): a value
 measured on it is its value.
 Why rules and not a tagger: no labelled corpus of sample names exists for this domain; the rules are
 scored on the project's gold sets (scripts/score_measurements.py, "sample right").
@@ -63,10 +68,12 @@ _HYPHENATED = rf"[A-Za-z0-9]+(?:{_H}[A-Za-z0-9]+)+"
 # after "sample(s)": any token with a digit ("sample 01", "sample ZG12", "sample FC4b")
 _AFTER_WORD = rf"(?:{_HYPHENATED}|[A-Za-z]*\d[A-Za-z0-9]*)"
 _GAP = r"(?:\s*\([^()]{0,40}\))?\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\s*&\s*)"
-# not a count: "the samples (10 out of 20)", "samples 12 of 15", "four samples (13 apatites)"; nor a number: "the highest-grade
-# sample (0.85% SnO2)"
+# a name set off by commas or quoted ("The sample, NAX-3, comes …", "The sample (‘KL29’)"); not a
+# count: "the samples (10 out of 20)", "samples 12 of 15", "four samples (13 apatites)"; nor a number:
+# "the highest-grade sample (0.85% SnO2)"
 _LIST_AFTER_WORD = re.compile(
-    rf"\b[Ss]amples?(?:,\s*(?=[^,]{{2,24}},)|\s+)(?!\(\d+\s+(?!and\b|or\b)[A-Za-z])\(?[‘'\"“]?(?P<names>{_AFTER_WORD}(?:{_GAP}{_AFTER_WORD})*)(?![A-Za-z0-9])"
+    r"\b[Ss]amples?(?:,\s*(?=[^,]{2,24},)|\s+)(?!\(\d+\s+(?!and\b|or\b)[A-Za-z])\(?[‘'\"“]?"
+    rf"(?P<names>{_AFTER_WORD}(?:{_GAP}{_AFTER_WORD})*)(?![A-Za-z0-9])"
     r"(?!\s*(?:out\s+of|of\s+\d))(?![.,·]\d|\s*%)"
 )
 _LIST_ANYWHERE = re.compile(rf"(?<![\w/.]){_HYPHENATED}(?:{_GAP}{_HYPHENATED})*(?![\w/])")
@@ -215,9 +222,12 @@ _SERIES = re.compile(r"([A-Za-z]{2,})\d{1,4}")
 
 def known_names(names: Iterable[str]) -> re.Pattern[str] | None:
     """A pattern for the paper's own sample names printed bare ("The age of LAB03 is …" once the
-    paper said "sample LAB03"): names that followed the word "sample(s)" somewhere in the paper
-    (the caller passes those), of letters and digits, three characters or more, as printed; lists
-    of them are one mention. None when the paper names none."""
+    paper said "sample LAB03"): names that followed the word "sample(s)" somewhere in the paper, or
+    that its tables give as samples (the caller passes those), of letters and digits, three
+    characters or more, as printed, and catalogue numbers of five or six digits ("10017", no year).
+    With each name of letters and a number, the other numbers of its series ("BD03": BD02, BD08; a
+    paper lists its sites so, and a list broke at a member no table printed). Lists of them are one
+    mention. None when the paper names none."""
     usable = sorted(
         {
             n
