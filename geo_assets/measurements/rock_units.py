@@ -203,13 +203,17 @@ def unit_mentions(sentence: str) -> list[UnitMention]:
         while words and words[0] in _OPENERS:  # "The Mukhar Formation": the name is "Mukhar"
             start = sentence.index(words[1], start + len(words[0])) if len(words) > 1 else start
             words = words[1:]
+        unit_word = match.group(0)[match.end("name") - match.start() :].split()[-1]
+        # a three-letter name only before a capitalised unit word ("Afu Complex", "Jos Plateau"), not
+        # before a rock ("Bt-Crd granodiorites") or a lowercase one ("Ma bimodal volcanic suite")
+        shortest = 3 if match.group("rock") is None and unit_word[:1].isupper() else 4
         if not any(
-            w not in _AGES and w not in _OPENERS and w not in _DESCRIPTIONS and len(w) >= 4 for w in words
+            w not in _AGES and w not in _OPENERS and w not in _DESCRIPTIONS and len(w) >= shortest
+            for w in words
         ):
             continue  # "Middle Permian dykes", "Ma bimodal volcanic suite", "High-Mg", "Bt-Crd granodiorites"
         if match.group("mineral") and all(w in _OROGENIES or re.fullmatch(_DESCRIBING, w) for w in words):
             continue  # "Variscan zircon", "Albitic plagioclase": no place
-        unit_word = match.group(0)[match.end("name") - match.start() :].split()[-1]
         if (
             match.group("rock") is None
             and unit_word == "formation"

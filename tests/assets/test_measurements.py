@@ -246,6 +246,8 @@ def test_values_said_of_a_named_rock_unit_carry_it() -> None:
         "Detrital zircon ages (391 Ma) in the Lower Devonian Corra Formation constrain deposition."
     ) == ["Lower Devonian Corra Formation"]
     assert of("Limestones of the La Vega Fm. yield 317 ± 11 Ma.") == ["Limestones of the La Vega Fm."]
+    # a three-letter name before a capitalised unit word
+    assert of("Granites of the Afu Complex have 500 ppm Sn.") == ["Granites of the Afu Complex"]
     # values before a unit the sentence does not say they are of take none
     assert of("At 380 Ma a thermal event heated the Tarn Formation to 200 °C.") == ["", "Tarn Formation"]
     # a value printed before a rock: a named one is that unit's, an unnamed one no unit's
