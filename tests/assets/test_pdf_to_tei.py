@@ -734,3 +734,37 @@ def test_symbols_an_elsevier_maths_font_names_wrongly_are_read_as_printed(tmp_pa
         0.3,
     )
     assert cells["BD03", "T"].value == -2.5
+
+
+# one line of an OCR text layer (a scanned 1982 Economic Geology paper, as pdfplumber reads it): each
+# word is placed on the scanned image, so a word often starts left of the space glyph before it
+_OCR_LINE = [
+    ("T", 55.26, 61.2), ("H", 61.2, 68.22), ("E", 68.22, 74.7), (" ", 74.7, 77.4), ("p", 78.66, 84.6),
+    ("o", 84.6, 90.54), ("s", 90.54, 95.94), ("s", 95.94, 101.35), ("i", 101.35, 104.05), ("b", 104.05, 109.99),
+    ("l", 109.99, 112.69), ("e", 112.69, 118.09), (" ", 118.09, 120.8), ("r", 116.64, 120.42),
+    ("e", 120.42, 125.83), ("l", 125.83, 128.53), ("a", 128.53, 133.93), ("t", 133.93, 137.17),
+    ("i", 137.17, 139.87), ("o", 139.87, 145.81), ("n", 145.81, 151.75), ("s", 151.75, 157.15),
+    ("h", 157.15, 163.09), ("i", 163.09, 165.79), ("p", 165.79, 171.73), (" ", 171.73, 174.44),
+    ("b", 171.72, 177.66), ("e", 177.66, 183.06), ("t", 183.06, 186.3), ("w", 186.3, 193.86),
+    ("e", 193.86, 199.27), ("e", 199.27, 204.67), ("n", 204.67, 210.61), (" ", 210.61, 213.31),
+    ("t", 212.58, 215.82), ("h", 215.82, 221.76), ("e", 221.76, 227.16), (" ", 227.16, 229.86),
+    ("p", 231.48, 237.42), ("r", 237.42, 241.2), ("e", 241.2, 246.6), ("s", 246.6, 252.01),
+    ("e", 252.01, 257.41), ("n", 257.41, 263.35), ("c", 263.35, 268.76), ("e", 268.76, 274.16),
+    (" ", 274.16, 276.86), ("o", 273.42, 279.36), ("r", 279.36, 283.14), (" ", 283.14, 285.84),
+]  # fmt: skip
+
+
+def test_an_ocr_text_layer_keeps_its_word_spaces() -> None:
+    """Sorted by position, this line read "THE possiblerelationshipb etween the presenceo r"; its
+    words follow each other in the stream, each after its space glyph."""
+    from types import SimpleNamespace
+
+    from geo_assets.ingest.pdf.lines import page_lines
+
+    chars = [
+        {"text": t, "x0": x0, "x1": x1, "top": 312.17, "bottom": 321.89, "size": 9.72,
+         "fontname": "Helvetica-Bold", "upright": True}
+        for t, x0, x1 in _OCR_LINE
+    ]  # fmt: skip
+    lines = page_lines(SimpleNamespace(chars=chars, width=576.0, height=758.0), 1)
+    assert [line.text for line in lines] == ["THE possible relationship between the presence or"]

@@ -59,7 +59,9 @@ def page_lines(page: Any, page_no: int) -> list[Line]:
             runs.append([glyph])
         prev = glyph
 
-    items = [make_line(page_no, sorted(run, key=lambda g: g.x0)) for run in runs]
+    # a run's trailing space is kept while runs are joined (an OCR layer's next word may start left
+    # of it: the space is the only word break there), and dropped from the joined lines
+    items = [make_line(page_no, _in_order(run), keep_space=True) for run in runs]
     items = [item for item in items if item.glyphs and item.text]
     items = _without_line_numbers(items)
     items.sort(key=lambda ln: (ln.top, ln.x0))
@@ -71,7 +73,7 @@ def page_lines(page: Any, page_no: int) -> list[Line]:
             if overlap < 0.5 * min(other.bottom - other.top, item.bottom - item.top):
                 continue
             first, second = (other, item) if other.x0 <= item.x0 else (item, other)
-            gap = second.x0 - first.x1
+            gap = second.x0 - _letters_end(first.glyphs)  # a trailing space glyph is no part of the width
             limit = 1.0 * max(other.size, item.size)
             if _is_label(first) and abs(first.size - second.size) < 0.6:
                 limit *= 3.0
@@ -81,9 +83,55 @@ def page_lines(page: Any, page_no: int) -> list[Line]:
         if target is None:
             merged.append(item)
         else:
-            target.glyphs = sorted(target.glyphs + item.glyphs, key=lambda g: g.x0)
+            target.glyphs = _joined(target.glyphs, item.glyphs)
             target.finish()
-    return [line for line in merged if line.text]
+    return [line for line in (make_line(page_no, ln.glyphs) for ln in merged) if line.text]
+
+
+def _in_order(run: list[Glyph]) -> list[Glyph]:
+    """A run's glyphs left to right, each word space kept after the glyph it follows in the stream.
+    An OCR text layer places its space glyphs a little right of where the next word starts (each
+    word is positioned on the scanned image, and its glyphs' widths do not fit it): sorted by
+    position, "of" would read "o f" after the space."""
+    keys: list[float] = []
+    for glyph in run:
+        keys.append(keys[-1] + 1e-6 if glyph.text == " " and keys else glyph.x0)
+    return [glyph for _, _, glyph in sorted(zip(keys, range(len(run)), run, strict=True))]
+
+
+def _joined(left: list[Glyph], right: list[Glyph]) -> list[Glyph]:
+    """Two line fragments on the same line as one: the right one after the left one when it starts
+    after the left one's last letter starts, or when the left one ends with a word space and the
+    right one goes on in the same type within about an em of its last letter (an OCR layer's next
+    word may start left of the space before it: "relationship" ends at 188.3 pt, its space runs to
+    190.8, "of" starts at 184.3); else their glyphs interleaved by position (a superscript inside a
+    word)."""
+    first, second = (left, right) if _start(left) <= _start(right) else (right, left)
+    letters = [g for g in first if g.text != " "]
+    if letters and all(g.x0 >= letters[-1].x0 for g in second):
+        return [*first, *second]
+    if (
+        letters
+        and first[-1].text == " "
+        and _same_type(letters[-1], second[0])
+        and second[0].x0 >= letters[-1].x1 - second[0].size
+    ):
+        return [*first, *second]  # an OCR layer's word overlapping the one before: still the next word
+    return sorted(first + second, key=lambda g: g.x0)
+
+
+def _same_type(a: Glyph, b: Glyph) -> bool:
+    """Same size on the same baseline: glyphs that follow each other, not a superscript or accent."""
+    size = max(a.size, b.size)
+    return abs(a.size - b.size) <= 0.15 * size and abs(a.bottom - b.bottom) <= 0.15 * size
+
+
+def _letters_end(glyphs: list[Glyph]) -> float:
+    return max((g.x1 for g in glyphs if g.text != " "), default=0.0)
+
+
+def _start(glyphs: list[Glyph]) -> float:
+    return min((g.x0 for g in glyphs), default=0.0)
 
 
 def _is_label(line: Line) -> bool:
@@ -104,8 +152,8 @@ def _chains(prev: Glyph, glyph: Glyph) -> bool:
     return -0.3 * size <= gap <= 1.0 * size
 
 
-def make_line(page_no: int, glyphs: list[Glyph]) -> Line:
-    while glyphs and glyphs[-1].text == " ":
+def make_line(page_no: int, glyphs: list[Glyph], *, keep_space: bool = False) -> Line:
+    while glyphs and glyphs[-1].text == " " and not keep_space:
         glyphs = glyphs[:-1]
     line = Line(page=page_no, glyphs=glyphs)
     if glyphs:
