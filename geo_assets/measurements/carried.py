@@ -12,7 +12,8 @@ sentence that names nothing of its own takes from it:
   A list is not lent to a sentence about one unnamed sample of it ("the highest-grade sample"), nor one
   sample to a sentence about samples ("All other samples analyzed have …", "Our samples are …"),
   unless it was named as a site or locality, whose samples they are ("In site JaIb5 …. A set of
-  samples unblocks …").
+  samples unblocks …"). A value printed with a citation in its bracket is a literature value and
+  takes none ("the Kiaman reversed superchron (314–264 Ma, e.g. Langereis et al., 2010)").
 * a unit, only into a sentence that goes on about its rocks (:func:`~geo_assets.measurements.
   rock_units.continues`: "They have …", "these basalts"), or that names them with words of their
   own up to three sentences on ("The felsic rocks …").
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from geo_assets.measurements.rock_units import UnitMention, continues
 from geo_assets.measurements.samples import SampleMention, sample_key
 
-__all__ = ["Carried"]
+__all__ = ["Carried", "cited"]
 
 # how many sentences on a section may take up the unit it named by naming its rocks ("The felsic rocks")
 _TAKEN_UP = 3
@@ -108,6 +109,22 @@ class Carried:
         the sentence cites."""
         one = len(self.samples) == 1 and self.samples <= self.said
         return one or bool(self.figures & _figures(sentence))
+
+
+_CITATION = re.compile(
+    r"\bet al\.|\b[A-Z][A-Za-z'’-]+(?:\s+and\s+[A-Z][A-Za-z'’-]+)?,?\s+(?:19|20)\d\d[a-z]?\b"
+)
+
+
+def cited(sentence: str, start: int, end: int) -> bool:
+    """Whether the value at ``sentence[start:end]`` is printed with a citation in its bracket, a
+    literature value ("the Kiaman reversed superchron (314–264 Ma, e.g. Langereis et al., 2010)"):
+    not the carried sample's."""
+    opened = sentence.rfind("(", 0, start)
+    if opened < 0 or ")" in sentence[opened:start]:
+        return False
+    closed = sentence.find(")", end)
+    return bool(_CITATION.search(sentence[opened : closed if closed >= 0 else len(sentence)]))
 
 
 def _new_paragraph(text: str, last_end: int, start: int) -> bool:

@@ -36,7 +36,7 @@ from typing import Any
 
 from geo_assets.ingest.chunking import page_at
 from geo_assets.ingest.cleaned_paper import table_heading
-from geo_assets.measurements.carried import Carried
+from geo_assets.measurements.carried import Carried, cited
 from geo_assets.measurements.rock_units import unit_mentions, units_for_values
 from geo_assets.measurements.samples import (
     as_printed,
@@ -115,7 +115,10 @@ def paper_measurements(
             units = unit_mentions(sentence)
             spans = [(v.start, v.end) for v in values]
             lent = carried.lent(sentence, units)
-            samples = [own or lent for own in samples_for_values(sentence, spans, mentions)]
+            samples = [
+                own or ("" if cited(sentence, *span) else lent)
+                for own, span in zip(samples_for_values(sentence, spans, mentions), spans, strict=True)
+            ]
             compositions = [v.unit in _COMPOSITION_UNITS for v in values]
             opener = carried.opener(sentence, mentions)
             of_unit = units_for_values(sentence, spans, units, opener=opener, compositions=compositions)

@@ -463,6 +463,11 @@ def test_a_sample_named_in_an_earlier_paragraph_is_carried_only_when_the_section
         # one sample is not lent to a sentence about samples, unless it was named as a site of them
         ("Sample OD3 has εNd of -6.2. All other samples have TDM ages of 1.3 Ga.", "1.3 Ga", ""),
         ("In site JA-5 we found two components. A set of samples unblocks at 380 °C.", "380 °C", "JA-5"),
+        # a value printed with a citation in its bracket is a literature value, not the carried sample's
+        ("Sites BD-1 and BD-3 carry eP. It formed in the Kiaman superchron (314–264 Ma, e.g. Langereis et al., "
+         "2010) after 330 Ma.", "314–264 Ma", ""),
+        ("Sites BD-1 and BD-3 carry eP. It formed in the Kiaman superchron (314–264 Ma, e.g. Langereis et al., "
+         "2010) after 330 Ma.", "330 Ma", "BD-1; BD-3"),
     ]  # fmt: skip
     for text, printed, sample in cases:
         rows = samples(text)
