@@ -19,10 +19,11 @@ row are rarely printed on two pages.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Sequence
 
+from geo_assets.ingest.chunking import page_at
 from geo_rag_runtime.models import CleanedPaper
+from geo_rag_runtime.text.sentences import split_sentences
 
 __all__ = ["place_page_breaks"]
 
@@ -38,17 +39,10 @@ def _triples(text: str) -> list[tuple[str, ...]]:
     return [tuple(words[i : i + 3]) for i in range(len(words) - 2)]
 
 
-def _page_at(marks: Sequence[tuple[int, int]], offset: int) -> int | None:
-    index = bisect_right([at for at, _ in marks], offset) - 1
-    return marks[index][1] if index >= 0 else None
-
-
 def place_page_breaks(cleaned: CleanedPaper, pages: Sequence[str]) -> CleanedPaper:
     """``cleaned`` with page marks inside the paragraphs that run over a page break (``pages``: the
     PDF's text layer, one string per page). Unchanged when it has no page marks (a TEI without
     coordinates) or no text layer."""
-    from geo_rag_runtime.text.sentences import split_sentences
-
     if not cleaned.page_marks or not any(p.strip() for p in pages):
         return cleaned
     on_page = [set(_triples(p)) for p in pages]
@@ -56,7 +50,7 @@ def place_page_breaks(cleaned: CleanedPaper, pages: Sequence[str]) -> CleanedPap
     # every section starts on its own page as the parser gave it, and every sentence on its judged one
     placed: dict[int, int] = {}
     for section in cleaned.sections:
-        start_page = _page_at(original, section.char_start)
+        start_page = page_at(original, section.char_start)
         if start_page is not None:
             placed[section.char_start] = start_page
         if section.kind not in {"body", "abstract"}:
@@ -65,7 +59,7 @@ def place_page_breaks(cleaned: CleanedPaper, pages: Sequence[str]) -> CleanedPap
         last_given: int | None = None
         for a, b in split_sentences(section.text):
             offset = section.char_start + a
-            given = _page_at(original, offset)
+            given = page_at(original, offset)
             if given is None:
                 continue
             page = _judged(_triples(section.text[a:b]), on_page, given)
@@ -76,7 +70,7 @@ def place_page_breaks(cleaned: CleanedPaper, pages: Sequence[str]) -> CleanedPap
             placed[offset] = page
     marks: list[tuple[int, int]] = []
     for at in sorted({*placed, *(at for at, _ in original)}):
-        page = placed.get(at, _page_at(original, at))
+        page = placed.get(at, page_at(original, at))
         if page is not None and (not marks or marks[-1][1] != page):
             marks.append((at, page))
     return cleaned.model_copy(update={"page_marks": marks})

@@ -75,6 +75,7 @@ _SAME_AS = re.compile(
     r"\bsame\s+(?:conventions?|format|notation|columns?|units?|layout)\s+as\s+(?:in\s+)?Table\s+(\w+)", re.I
 )
 _METHOD_TYPES = {"AnalyticalMethod"}
+_IDENTIFIER_NOTE = "sample: the identifier the row label prints"  # a table row's sample only guessed
 
 
 def paper_measurements(
@@ -221,7 +222,7 @@ def _table_rows(
                 value.notes.append("sample: the one the caption names")
             if not value.sample and (identifier := identifier_label(value.row)):
                 value.sample = identifier  # "BGC-5", "T12": the row is that item's analysis
-                value.notes.append("sample: the identifier the row label prints")
+                value.notes.append(_IDENTIFIER_NOTE)
             out.append(
                 Measurement(
                     measurement_id=contract.measurement_id(
@@ -251,7 +252,7 @@ def _table_rows(
 
 def _guessed(row: Measurement) -> bool:
     """Whether a table row's sample is only its label's identifier (no column says it is a sample)."""
-    return "sample: the identifier the row label prints" in row.notes
+    return _IDENTIFIER_NOTE in row.notes
 
 
 def _material(text: str) -> str:

@@ -85,7 +85,9 @@ def page_lines(page: Any, page_no: int) -> list[Line]:
         else:
             target.glyphs = _joined(target.glyphs, item.glyphs)
             target.finish()
-    return [line for line in (make_line(page_no, ln.glyphs) for ln in merged) if line.text]
+    # the joined lines without a trailing space (made again only where one ends with it)
+    lines = [make_line(page_no, ln.glyphs) if ln.glyphs[-1].text == " " else ln for ln in merged]
+    return [line for line in lines if line.text]
 
 
 def _in_order(run: list[Glyph]) -> list[Glyph]:
