@@ -96,8 +96,9 @@ def paper_measurements(
         for section in cleaned.sections
         if section.kind not in {"references", "captions", "tables"}
     ]
-    said = [n for _, sentences in read for *_, found in sentences for m in found if m.named for n in m.names]
-    printed = [n for _, sentences in read for *_, found in sentences for m in found for n in m.names]
+    found_all = [m for _, sentences in read for *_, found in sentences for m in found]
+    said = [n for m in found_all if m.named for n in m.names]
+    printed = [n for m in found_all for n in m.names]
     tables = _table_rows(cleaned, ordered, captions, list(dict.fromkeys(printed)))
     # the samples the paper's tables name (a "Sample" column, samples as columns): printed bare in a
     # sentence ("QM01 (Fig. 4) shows alteration over 400 °C"), the sentence is about that sample
