@@ -15,6 +15,8 @@ from geo_rag_runtime.vocab import vocabulary_version
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
+    # 33: any metal's oxide at the valences analyses print (SnO2, WO3, Nb2O5, Ta2O5, Li2O), no "NaO";
+    # 32: samples the tables name found bare in the text, series and catalogue numbers, parts of a sample;
     # 31: a sample named in an earlier paragraph is carried only when it is the one sample the section
     # names and the paper calls it a sample; "cm2", "1-SE", "3-D", "Type-1" are no samples; names in
     # brackets after rocks ("red beds (GV10.11)") are; a stock is a unit, a unit a value "deviates
@@ -88,7 +90,7 @@ from geo_rag_runtime.vocab import vocabulary_version
     # 14: a sparse top header line heads its own column only; a wrapped header's "error)" is no
     # uncertainty column; a continued page takes its first page's caption unit and is cited at its
     # own block; 13: a name before its bracketed value is its sample; ratio columns in Ma are ages
-    code_version=f"measurements-32+vocab.{vocabulary_version()}",
+    code_version=f"measurements-33+vocab.{vocabulary_version()}",
     pool="docstore",
     check_specs=[dg.AssetCheckSpec("rows_with_sample", asset="measurements")],
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "

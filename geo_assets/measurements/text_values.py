@@ -109,9 +109,26 @@ _ELEMENT = "(?:" + "|".join(sorted(SYMBOLS, key=len, reverse=True)) + ")"
 _TWO_LETTER = "(?:" + "|".join(s for s in SYMBOLS if len(s) == 2) + ")"
 # total iron as Fe2O3 or FeO is printed "Fe2O3T", "Fe2O3(T)", "Fe2O3tot" (stored as "Fe2O3T", see
 # oxide_name); FeO* keeps its star
+# any metal's oxide at the valences analyses print it (SnO2, WO3, Nb2O5, Ta2O5, Li2O, Y2O3, U3O8): ore
+# and pegmatite papers report them like the rock-forming ones. By valence, so that a lost subscript
+# is no oxide ("NaO+K2O" is no "NaO"); hydrogen, carbon, phosphorus and sulphur are named one by one
+# (H2O, CO2, P2O5, SO3; not "PO4")
+_VALENCES = {
+    "2O": "Li Na K Rb Cs Cu Ag",
+    "O": "Be Mg Ca Sr Ba Mn Fe Co Ni Cu Zn Cd Pb Sn",
+    "2O3": "B Al Sc Ti V Cr Mn Fe Ga Y La Ce Pr Nd Sm Eu Gd Tb Dy Ho Er Tm Yb Lu As Sb Bi",
+    "O2": "Si Ti V Mn Ge Zr Sn Hf Ce Pb Th U",
+    "2O5": "V Nb Ta As Sb",
+    "O3": "Mo W U",
+    "3O8": "U",
+}
+_METAL_OXIDES = "|".join(
+    rf"(?:{'|'.join(sorted(metals.split(), key=len, reverse=True))}){oxygen}"
+    for oxygen, metals in sorted(_VALENCES.items(), key=lambda kv: len(kv[0]), reverse=True)
+)
 OXIDE = (
-    r"(?:SiO2|TiO2|Al2O3|Fe2O3(?:T|\(T\)|tot)?|FeO(?:T|\(T\)|tot)?|FeO\*|MnO|MgO|CaO|Na2O|K2O|P2O5|H2O|CO2|"
-    r"Cr2O3|NiO|BaO|SrO|LOI)"
+    r"(?:Fe2O3(?:T|\(T\)|tot)?|FeO(?:T|\(T\)|tot)?|FeO\*|P2O5|H2O|CO2|SO2|SO3|LOI|"
+    rf"{_METAL_OXIDES})"
 )
 
 

@@ -45,6 +45,24 @@ def test_oxide_ranges_units_and_respectively() -> None:
     assert all(v.qualifier == "range" for v in extract_text_values(text))
 
 
+def test_ore_and_rare_metal_oxides_are_oxides() -> None:
+    """Tin, tungsten and pegmatite papers report SnO2, WO3, Nb2O5, Ta2O5 and Li2O like the rock-forming
+    oxides."""
+    text = (
+        "The greisen has SnO2 contents of 0.12–1.5 wt.%, WO3 of 0.3 wt.%, and Nb2O5, Ta2O5 and Li2O "
+        "contents of 0.05 wt.%, 0.02 wt.% and 1.8 wt.%, respectively."
+    )
+    assert rows(text) == [
+        ("SnO2", 0.12, 1.5, "wt.%"),
+        ("WO3", 0.3, None, "wt.%"),
+        ("Nb2O5", 0.05, None, "wt.%"),
+        ("Ta2O5", 0.02, None, "wt.%"),
+        ("Li2O", 1.8, None, "wt.%"),
+    ]
+    # an oxide by its valence: a lost subscript ("NaO") or a phosphate group is no oxide
+    assert [v.analyte for v in extract_text_values("It has NaO of 3.2 wt.% and PO4 of 3 ppm.")] == []
+
+
 def test_thousands_separators_unicode_minus_and_high_to_low_ranges() -> None:
     text = (
         "U and Th concentrations vary from 54 to 3,283 ppm and from 28 to 6,078 ppm, respectively; "
@@ -1397,8 +1415,9 @@ def test_cells_under_a_repeated_header_are_not_kept_and_the_log_says_so(
         ),
         # an element symbol that begins a word is no element ("S-wave")
         ("a 5 % S-wave velocity drop", []),
-        # a compound the vocabulary does not name takes its own value with it
-        ("intersections of 0.3% Sn and 2% WO3 were drilled", [("Sn", 0.3, "%")]),
+        # an ore oxide is an analyte; a compound the vocabulary does not name takes its own value with it
+        ("intersections of 0.3% Sn and 2% WO3 were drilled", [("Sn", 0.3, "%"), ("WO3", 2.0, "%")]),
+        ("intersections of 0.3% Sn and 2% CaF2 were drilled", [("Sn", 0.3, "%")]),
     ],
 )
 def test_a_concentration_printed_before_its_analyte_is_that_analyte_s(
