@@ -285,7 +285,9 @@ def sample_mentions(sentence: str, known: re.Pattern[str] | None = None) -> list
                 if pattern is _LETTERS_AFTER_WORD
                 else tuple(
                     as_printed(n.group(0))
-                    for n in _NAME.finditer(match.group(group))
+                    # what a list prints in brackets after a name describes it ("ZG12 (40 zircons)
+                    # and ZG13"): no name of its own
+                    for n in _NAME.finditer(_IN_BRACKETS.sub(" ", match.group(group)))
                     if _is_sample_name(n.group(0), after_word=after_word)
                 )
             )
@@ -314,6 +316,10 @@ def _joined(mentions: list[SampleMention], sentence: str) -> list[SampleMention]
 
 _GAP_ONLY = re.compile(_GAP)
 _VALUE_BRACKET = re.compile(r"\s*\(\s*[-−~≈<>]?\d")  # "OG.1 (3440.7 ± 3.2 Ma) and M127 (…)": each its own
+_IN_BRACKETS = re.compile(r"\([^()]*\)")
+_OPENED = re.compile(r"\(\s*[-−~≈<>]?\s*$")  # a value that opens a bracket
+# a bracket holding a value, not a count of things ("(0.55%)", "(410 Ma)", not "(35 zircons)")
+_OWN_VALUE = re.compile(r"\(\s*[-−~≈<>]?\d[\d.,·]*(?![\d.,·])(?!\s*[A-Za-z]{4,})[^()]*\)")
 
 
 # a caption naming the one sample a table analyses: "Chemical composition of 15682", "Analyses
@@ -360,16 +366,40 @@ def samples_for_values(
         if inside is not None:
             out.append("; ".join(inside.names))
             continue
+        # a value in brackets inside a list of names is the names' printed right before it: "anomalies
+        # including EST-012 (0.55%), EST-063 and EST-068 (0.52% each), BGS-023 (0.48%)"
+        within = next(
+            (m for m in mentions if m.start < start and end <= m.end and _OPENED.search(sentence[:start])),
+            None,
+        )
+        if within is not None:
+            out.append("; ".join(_printed_before(sentence, within, start)))
+            continue
         # a name the value is said to be for comes first: "… Massif … 2,061 Ma for the Icart orthogneiss"
         after = next(
             (m for m in mentions if m.start >= end and _FOLLOWING.match(sentence[end : m.start])), None
         )
         before = [m for m in mentions if m.end <= start]
+        if after is None and before and _OPENED.search(sentence[:start]):
+            out.append("; ".join(_printed_before(sentence, before[-1], start)))  # "…, BGS-025 (0.43%)"
+            continue
         chosen = after or (before[-1] if before else None)
         out.append("; ".join(chosen.names) if chosen else "")
     for i, name in paired.items():
         out[i] = name
     return out
+
+
+def _printed_before(sentence: str, mention: Mention, start: int) -> list[str]:
+    """The names of ``mention`` printed after the last bracket before ``start`` that holds a value
+    (the value before's; "(sandstone)" or "(35 zircons)" describe a name) : all of them where none
+    is."""
+    printed = sentence[mention.start : start]
+    ends = [m.end() for m in _OWN_VALUE.finditer(printed)]
+    tail = re.sub(_H, "-", printed[ends[-1] if ends else 0 :])
+    return [n for n in mention.names if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", tail)] or list(
+        mention.names
+    )
 
 
 def _respectively(

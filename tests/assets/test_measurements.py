@@ -615,6 +615,31 @@ def test_a_value_followed_by_its_own_bracket_takes_the_sample_named_there() -> N
     assert samples_for_values(sentence, spans) == ["NE-3", "LD-18"]
 
 
+def test_values_in_brackets_inside_a_list_of_names_take_the_names_printed_before_them() -> None:
+    """A mining report's list "EST-012 (0.55%), EST-063 and EST-068 (0.52% each), …" is one list of
+    names (joined by commas), but each value is its own names': before, the values inside the list took
+    the sample of the sentence before it, and the last took the whole list. What a list prints in
+    brackets to describe a name ("(35 zircons)", "(sandstone)") names no sample and splits no list."""
+    from geo_assets.measurements.samples import sample_mentions, samples_for_values
+
+    sentence = (
+        "SnO2 reaches 0.85% in pit ES-033 (sample DMW-353), with further anomalies including EST-012 "
+        "(0.55%), EST-063 and EST-068 (0.52% each), BGS-023 (0.48%), and BGS-025 (0.43%)."
+    )
+    spans = [(v.start, v.end) for v in extract_text_values(sentence)]
+    assert samples_for_values(sentence, spans)[1:] == [
+        "EST-012",
+        "EST-063; EST-068",
+        "BGS-023",
+        "BGS-025",
+    ]
+    counted = "Samples ZG12 (40 zircons) and ZG13 (35 zircons) yield 410 ± 4 Ma."
+    assert [m.names for m in sample_mentions(counted)] == [("ZG12", "ZG13")]
+    described = "Samples 19MAT-33 (sandstone), 19MAT-193 and 19MAT-225 yield 420 Ma."
+    spans = [(v.start, v.end) for v in extract_text_values(described)]
+    assert samples_for_values(described, spans) == ["19MAT-33; 19MAT-193; 19MAT-225"]
+
+
 def test_a_real_paper_s_values_carry_the_rock_unit_its_sentences_name(zhu_rows: list[Measurement]) -> None:
     silica = {r.rock_unit for r in zhu_rows if r.analyte == "SiO2" and r.source_type == "text"}
     assert "mafic rocks from the Ulgey bimodal volcanic suite" in silica
