@@ -200,9 +200,12 @@ def _is_sample_name(name: str, *, after_word: bool) -> bool:
     if after_word and _SYMBOL_NUMBER.fullmatch(name):
         return True  # "samples N1 and N2": after the word, one symbol and a number is a name
     if all(_is_formula(p) or p.isdigit() for p in parts) and any(
-        _is_formula(p) and any(c.isdigit() for c in p) for p in parts
+        _is_formula(p) and any(c.isdigit() for c in p) and (not after_word or _OXIDIC.search(p))
+        for p in parts
     ):
-        return False  # H2O-CO2, Al2O3-Fe2O3
+        return (
+            False  # H2O-CO2, Al2O3-Fe2O3; after the word "sample" only an oxide is ("sample OK16" is named)
+        )
     return not _ISOTOPE_PART.fullmatch(parts[0])  # 206Pb-238U, 207Pb-corrected
 
 
@@ -216,6 +219,7 @@ def _is_formula(part: str) -> bool:
     )
 
 
+_OXIDIC = re.compile(r"O\d*$")  # a formula of an oxide or volatile (H2O, Al2O3), not "OK16" or "NB12"
 _CATALOGUE = re.compile(r"(?!(?:1[5-9]|20)\d\d\b)\d{5,6}")  # a catalogue number ("10017"), no year
 _SERIES = re.compile(r"([A-Za-z]{2,})\d{1,4}")
 

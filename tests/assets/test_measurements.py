@@ -708,12 +708,13 @@ def test_compound_words_units_and_formula_indices_are_no_samples() -> None:
     """A name found anywhere in a sentence has a capital and no lowercase word or unit for a part:
     "64-bit", "16-sample", "1547-grain", "10-km", "Ma-20", a word broken at a line end before a line
     number ("influ-34"), a formula's index ("2n-3") are no samples; after the word "sample" a symbol
-    and a number ("samples N1 and N2") and a lowercase name ("sample ks-12") are."""
+    and a number ("samples N1 and N2"), letters that only look like elements ("sample OK16", O and
+    K16, a blind set's miss) and a lowercase name ("sample ks-12") are."""
     from geo_assets.measurements.samples import sample_mentions
 
     for text in ("We use 64-bit floats.", "The 16-sample, 1547-grain dataset.", "Craters of 10-km size.",
                  "Cooling from 120 Ma-20 °C.", "The influ-34 ence of water.", "The 95 % percentile of χ22n-3.",
-                 "The 36-Gy record.", "H2O-CO2 fluids"):  # fmt: skip
+                 "The 36-Gy record.", "H2O-CO2 fluids", "The sample (CaO12) was lost."):  # fmt: skip
         assert sample_mentions(text) == [], text
     named = {
         "The CADs of samples N1 and N2 plot together.": ("N1", "N2"),
@@ -721,6 +722,9 @@ def test_compound_words_units_and_formula_indices_are_no_samples() -> None:
         "The demagnetization of HUI47-B is shown.": ("HUI47-B",),
         "The values for KIL-1 and KIL-2 are 64-bit numbers.": ("KIL-1", "KIL-2"),
         "Samples 10017 and 15682 of the Apollo 11 and 15 missions.": ("10017", "15682"),
+        # after the word, letters that could spell elements are a name unless they spell an oxide
+        "The youngest Cretaceous sample (OK16) shows a peak at 130 Ma.": ("OK16",),
+        "Carboniferous samples Kita06 and OK4 are bimodal.": ("Kita06", "OK4"),
     }
     for text, names in named.items():
         assert [m.names for m in sample_mentions(text)] == [names], text
