@@ -62,7 +62,7 @@ __all__ = ["EXTRACTOR", "paper_measurements"]
 
 log = logging.getLogger(__name__)
 
-EXTRACTOR = "text-rules-7"  # 7: values in a list of names, "sample OK16"; 6: samples the tables name; 5: samples kept to a paragraph; 4: "these basalts", a unit named later; 3: units
+EXTRACTOR = "text-rules-7"  # 7: values in a list of names, "sample OK16", regions by acronym; 6: samples the tables name; 5: samples kept to a paragraph; 4: "these basalts", a unit named later; 3: units
 TABLE_EXTRACTOR = "table-headers-3"  # 3: samples from the paper's names and the caption; units per column
 _MATERIAL_TYPES = {"Mineral", "Rock"}
 # values that describe what rocks are made of (a unit named later in the sentence may be theirs), not

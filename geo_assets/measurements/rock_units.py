@@ -84,7 +84,8 @@ _SUBJECT = re.compile(
 )
 # the rocks of a named region, named before it: "mafic rocks of the Central Iberian Zone", "detrital
 # zircons from the South Kitakami forearc basin", "volcanic rocks in the northern Arabian-Nubian
-# Shield" (GEOROC keys its data by location). A region alone is no unit ("the Iberian Massif"), nor
+# Shield", or by its acronym ("granulite xenoliths from the CIZ", "mafic rocks in the IVB"; not
+# samples: "analysed samples from the USGS") (GEOROC keys its data by location). A region alone is no unit ("the Iberian Massif"), nor
 # are bare "rocks of" or "samples from" it: the rocks must be named ("mafic rocks", "strata")
 _REGION_WORD = (
     r"(?:Zone|Belt|belt|Shield|Basin|basin|Uplift|Terrane|terrane|Craton|craton|Block|Orogen|Orocline|"
@@ -102,7 +103,7 @@ _REGION = re.compile(
     rf"(?<![\w-])(?:(?i:{_GROUP_NOUN})\s+(?:and|or)\s+)?(?:{_DESCRIBING}\s+){{1,2}}"
     rf"(?:{_GROUP_NOUN}\s+(?:and|or)\s+)?{_GROUP_NOUN}"
     rf"\s+{_OF}\s+the\s+(?:(?:northern|southern|eastern|western|central|outer|inner)\s+)?"
-    rf"(?P<name>{_NAME})(?:\s+{_REGION_KIND}){{0,2}}\s+{_REGION_WORD}(?![\w-])"
+    rf"(?:(?P<name>{_NAME})(?:\s+{_REGION_KIND}){{0,2}}\s+{_REGION_WORD}|(?P<acronym>[A-Z]{{2,6}}))(?![\w-])"
 )
 # a word before the rocks that is no part of the unit's phrase ("the mafic rocks …" → "mafic rocks …")
 _ARTICLE = re.compile(r"(?:the|these|those|all|most|our)\s+", re.I)
@@ -235,12 +236,15 @@ def unit_mentions(sentence: str) -> list[UnitMention]:
             start = opener.end() if opener else start
         found.append(UnitMention((" ".join(sentence[start:end].split()),), start, end))
     for region in _REGION.finditer(sentence):
-        if _set_apart(sentence, region.start("name")) or any(
-            u.start < region.end() and region.start("name") < u.end for u in found
+        named = "name" if region.group("name") else "acronym"
+        if _set_apart(sentence, region.start(named)) or any(
+            u.start < region.end() and region.start(named) < u.end for u in found
         ):
             continue
-        if not any(w not in _AGES and w not in _OPENERS for w in region.group("name").split()):
+        if not any(w not in _AGES and w not in _OPENERS for w in region.group(named).split()):
             continue  # "the Central Zone": a position, no name
+        if named == "acronym" and re.search(r"\bsamples?\s+\S+\s+the\s+\S+$", region.group(0), re.I):
+            continue  # "samples from the USGS": a lab's, not a place's
         phrase = " ".join(region.group(0).split())
         opener = _ARTICLE.match(phrase)
         found.append(UnitMention((phrase[opener.end() if opener else 0 :],), region.start(), region.end()))

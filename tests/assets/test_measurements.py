@@ -301,6 +301,11 @@ def test_values_said_of_a_named_rock_unit_carry_it() -> None:
         "Detrital zircons from the South Kerrow forearc basin"
     ]
     assert of("Zircons yield 250 Ma, unlike mafic rocks of the Tarn Zone.") == [""]
+    # or by its acronym, a place as papers abbreviate it (not a lab's samples)
+    assert of("The youngest are the 286 ± 3 Ma peraluminous leucogranites in the WALZ.") == [
+        "peraluminous leucogranites in the WALZ"
+    ]
+    assert of("Analysed samples from the USGS have 5 ppm Sr.") == [""]
     # no units: an event called formation, ages and positions alone, a mineral or element prefix, a
     # statistical group, a sentence's opening word
     for text in ("during Cantabrian Orocline formation at 310 Ma", "Middle Permian dykes at 270 Ma",
