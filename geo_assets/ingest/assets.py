@@ -60,6 +60,8 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     deps=[raw_pdf],
     group_name="ingest",
     kinds={"pdf", "xml"},
+    # 25: a bold head that wraps before the column's edge is one head ("… Bands for Smooth" /
+    # "Histograms"); authors' addresses numbered like heads are front matter, not sections (parser 0.2.22);
     # 24: an OCR text layer's words keep their spaces (a word that starts left of the space before it
     # is still the next word: "relationship of", not "relationshipo f") (parser 0.2.21);
     # 23: a note under a table set smaller than the page's prose is its footnote even with no mark
@@ -106,7 +108,7 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     # open its body; 8: "Table DR1" captions, sample section rows, group headers set at their columns' left;
     # 7: tables carried onto the next page, bare tables' header lines; 6: tables without a caption,
     # group headers; 5: wide tables under a short caption
-    code_version="tei-24",
+    code_version="tei-25",
     pool="grobid",
     output_required=False,
     check_specs=[dg.AssetCheckSpec("tei_non_empty", asset="tei_xml")],

@@ -768,3 +768,43 @@ def test_an_ocr_text_layer_keeps_its_word_spaces() -> None:
     ]  # fmt: skip
     lines = page_lines(SimpleNamespace(chars=chars, width=576.0, height=758.0), 1)
     assert [line.text for line in lines] == ["THE possible relationship between the presence or"]
+
+
+def test_a_bold_head_that_wraps_early_is_one_head_and_numbered_addresses_are_no_sections(
+    tmp_path: Path,
+) -> None:
+    """Two layouts of papers nobody tuned the parser for. A bold section head wraps well before the
+    text's edge, as bold words are wide ("4.3. Bayesian Credibility Bands for Smooth" / "Histograms"):
+    before, its second line was a section of its own. The authors' addresses are numbered like heads
+    ("1 Key Laboratory of Mineral Resources, …", GSA's layout): before, each opened a section and the
+    abstract under them was read as body text. A bulleted list's items under each other stay apart."""
+    from tests.assets.paper_builders import pages_pdf, text_lines
+
+    # a narrow column, as in a two-column paper: the head's last word would not have fitted
+    text = ["Zircon grains from the dacite were dated by laser ablation and",
+            "give a weighted mean age indistinguishable from the tuff above,",
+            "so the eruption and the deposition of the tuff were close in time",
+            "and the lavas are tholeiitic basalts with flat REE patterns here."]  # fmt: skip
+    page1 = [
+        (72.0, 16.0, [(72.0, "**Microcontinents and Subduction")]),
+        (100.0, 10.0, [(72.0, "Jane Q. Public and Rafael Guerra Roel")]),
+        (118.0, 10.0, [(72.0, "**1 Key Laboratory of Mineral Resources, Beijing 100029, China")]),
+        (132.0, 10.0, [(72.0, "**2 Department of Geodynamics, Universidad de Granada, Spain")]),
+        (160.0, 10.0, [(72.0, "**ABSTRACT")]),
+        *text_lines(176.0, 13.0, 10.0, text),
+        (240.0, 10.0, [(72.0, "**1 INTRODUCTION")]),
+        *text_lines(256.0, 13.0, 10.0, text[::-1] * 3),
+        (420.0, 11.0, [(72.0, "**4.3. Bayesian Credibility Bands for Smooth")]),
+        (433.0, 11.0, [(72.0, "**Histograms")]),
+        *text_lines(452.0, 13.0, 10.0, text * 2),
+        (566.0, 10.0, [(72.0, "The supplement includes:")]),
+        (584.0, 10.0, [(100.0, "**Figures S-1 through S-8")]),
+        (597.0, 10.0, [(100.0, "**Supplementary Information References")]),
+        *text_lines(616.0, 13.0, 10.0, text),
+    ]
+    paper = _parsed(pages_pdf(tmp_path / "heads.pdf", [page1]))
+    heads = [s.heading for s in paper.sections]
+    assert "Bayesian Credibility Bands for Smooth Histograms" in heads, heads
+    assert "Histograms" not in heads
+    assert not any("Laboratory" in h or "Geodynamics" in h for h in heads), heads
+    assert paper.abstract.startswith("Zircon grains from the dacite"), paper.abstract

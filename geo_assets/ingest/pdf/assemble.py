@@ -35,6 +35,12 @@ _COPYRIGHT_TAIL = re.compile(
     r"(?:(?<=[.?!)\]])\s+|^)(?:\S\s*)?(?:19|20)\d{2}\s.{0,60}?All rights reserved\.?\s*$", re.IGNORECASE
 )
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+# an author's address numbered like a section head ("1 Key Laboratory of Mineral Resources, Institute
+# of Geology …", "3 Institute of Geophysics, Siberian Branch of the RAS, …"): an institution, then a comma
+_AFFILIATION = re.compile(
+    r"\b(?:Laborator(?:y|ies|io)|Institut(?:e|es|o|ions?)?|Universit(?:y|ies|é|ät|à|ad|at|y)|Department|"
+    r"Dipartimento|Departamento|D[ée]partement|School|College|Academy|Survey|Cent(?:re|er)|Faculty)\b[^,]*,"
+)
 
 
 def assemble(
@@ -80,8 +86,8 @@ def assemble(
                 end_front()
                 state = "refs"
                 continue
-            if state == "front" and (first.size < body_size - 0.6 or not known):
-                continue  # journal banners, side bars, author lines before the paper starts
+            if state == "front" and (first.size < body_size - 0.6 or not known or _AFFILIATION.search(text)):
+                continue  # journal banners, side bars, author lines and numbered addresses before the paper starts
             if state == "abstract" and block.runin and norm not in REFERENCE_HEADS:
                 label = first.bold_prefix()
                 continue  # structured abstracts: "Background: ...", "Methods: ..."

@@ -41,9 +41,8 @@ def build_blocks(lines: list[Line], body_size: float) -> list[Block]:
                 and last.kind == "heading"
                 and line.head_number is None
                 and last.lines[-1].page == line.page
-                and 0 <= line.top - last.lines[-1].bottom < 0.8 * line.size
                 and abs(line.size - last.lines[-1].size) < 0.6
-                and last.lines[-1].x1 >= last.lines[-1].right_ref - 3 * line.size
+                and _head_wraps_onto(last.lines[-1], line)
             ):
                 last.lines.append(line)  # a head that filled its line and wrapped onto the next
                 continue
@@ -137,3 +136,23 @@ def _below_caption(prev: Line, cur: Line) -> bool:
     """A line more than 0.8 of its type size below a caption on its page (a table's first header
     cell) is no more of it, whatever column the reading order gave it."""
     return cur.page == prev.page and cur.top - prev.bottom > 0.8 * cur.size
+
+
+def _head_wraps_onto(head: Line, line: Line) -> bool:
+    """Whether the head line ``line`` goes on with ``head``, the line above it: ``head`` filled its
+    line to within three ems, or it ends in no full stop and the room left at its right is narrower
+    than ``line``'s first word ("4.3. Bayesian Credibility Bands for Smooth" / "Histograms"; a bold head wraps
+    well before the text's edge, so "within three ems of it" missed these), and ``line`` is no
+    further below than a head's own line spacing (LaTeX sets a two-line section head a line and a
+    tenth apart: "2 PARENTLESS HELIUM AND THE IMPORTANCE OF BE-" / "ING INCLUSION-FREE"), in the
+    same font (an address line over "ABSTRACT" is no head wrapped)."""
+    gap = line.top - head.bottom
+    if 0 <= gap < 0.8 * line.size and head.x1 >= head.right_ref - 3 * line.size:
+        return True  # it filled its line to within three ems
+    if head.text.rstrip().endswith(TERMINAL) or not 0 <= gap < 1.2 * line.size or line.font != head.font:
+        return False
+    word = line.text.split()[0] if line.text.split() else ""
+    width = (line.x1 - line.x0) * len(word) / max(1, len(line.text))
+    # the column reaches at least as far as either line (a bulleted list's items are no wrap: its
+    # second item would have fitted after the first)
+    return max(head.right_ref, line.x1) - head.x1 < width + 0.5 * line.size
