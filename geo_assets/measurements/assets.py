@@ -17,7 +17,8 @@ from geo_rag_runtime.vocab import vocabulary_version
     kinds={"mongodb"},
     # 33: any metal's oxide at the valences analyses print (SnO2, WO3, Nb2O5, Ta2O5, Li2O), no "NaO";
     # a value in brackets inside a list of names is the names' printed before it; "sample OK16" a name;
-    # the rocks of a region named by its acronym ("leucogranites in the WALZ") are a unit;
+    # the rocks of a region named by its acronym ("leucogranites in the WALZ") are a unit; a sample set
+    # apart ("all samples except OD1") is no value's;
     # 32: samples the tables name found bare in the text, series and catalogue numbers, parts of a sample;
     # 31: a sample named in an earlier paragraph is carried only when it is the one sample the section
     # names and the paper calls it a sample; "cm2", "1-SE", "3-D", "Type-1" are no samples; names in

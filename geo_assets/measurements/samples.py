@@ -298,7 +298,12 @@ def sample_mentions(sentence: str, known: re.Pattern[str] | None = None) -> list
             if names:
                 found.append(SampleMention(names, start, end, named=pattern is _LIST_AFTER_WORD))
                 taken.append((start, end))
-    return _joined(sorted(found, key=lambda m: m.start), sentence)
+    # a sample the sentence sets apart is not what its values are of ("present in all samples except OD1")
+    return [
+        m
+        for m in _joined(sorted(found, key=lambda m: m.start), sentence)
+        if not _EXCEPT.search(sentence[max(0, m.start - 50) : m.start])
+    ]
 
 
 def _joined(mentions: list[SampleMention], sentence: str) -> list[SampleMention]:
@@ -319,6 +324,11 @@ def _joined(mentions: list[SampleMention], sentence: str) -> list[SampleMention]
 
 
 _GAP_ONLY = re.compile(_GAP)
+_EXCEPT = re.compile(
+    r"\b(?:except(?:\s+for)?|excluding|other\s+than|apart\s+from|with\s+the\s+exception\s+of)\s+"
+    r"(?:(?:the\s+)?samples?\s+)?$",
+    re.I,
+)
 _VALUE_BRACKET = re.compile(r"\s*\(\s*[-−~≈<>]?\d")  # "OG.1 (3440.7 ± 3.2 Ma) and M127 (…)": each its own
 _IN_BRACKETS = re.compile(r"\([^()]*\)")
 _OPENED = re.compile(r"\(\s*[-−~≈<>]?\s*$")  # a value that opens a bracket

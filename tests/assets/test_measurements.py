@@ -624,7 +624,8 @@ def test_values_in_brackets_inside_a_list_of_names_take_the_names_printed_before
     """A mining report's list "EST-012 (0.55%), EST-063 and EST-068 (0.52% each), …" is one list of
     names (joined by commas), but each value is its own names': before, the values inside the list took
     the sample of the sentence before it, and the last took the whole list. What a list prints in
-    brackets to describe a name ("(35 zircons)", "(sandstone)") names no sample and splits no list."""
+    brackets to describe a name ("(35 zircons)", "(sandstone)") names no sample and splits no list, and
+    a name set apart ("except OD1") is no value's."""
     from geo_assets.measurements.samples import sample_mentions, samples_for_values
 
     sentence = (
@@ -638,6 +639,9 @@ def test_values_in_brackets_inside_a_list_of_names_take_the_names_printed_before
         "BGS-023",
         "BGS-025",
     ]
+    # a sample the sentence sets apart is not its values' (a fifth blind set's miss)
+    apart = "The ca. 0.85–1.15 Ga population is present in all samples except OD1."
+    assert samples_for_values(apart, [(v.start, v.end) for v in extract_text_values(apart)]) == [""]
     counted = "Samples ZG12 (40 zircons) and ZG13 (35 zircons) yield 410 ± 4 Ma."
     assert [m.names for m in sample_mentions(counted)] == [("ZG12", "ZG13")]
     described = "Samples 19MAT-33 (sandstone), 19MAT-193 and 19MAT-225 yield 420 Ma."
