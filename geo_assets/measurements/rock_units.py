@@ -84,8 +84,8 @@ _SUBJECT = re.compile(
 )
 # the rocks of a named region, named before it: "mafic rocks of the Central Iberian Zone", "detrital
 # zircons from the South Kitakami forearc basin", "volcanic rocks in the northern Arabian-Nubian
-# Shield", or by its acronym ("granulite xenoliths from the CIZ", "mafic rocks in the IVB"; not
-# samples: "analysed samples from the USGS") (GEOROC keys its data by location). A region alone is no unit ("the Iberian Massif"), nor
+# Shield", or by its acronym ("granulite xenoliths from the CIZ"; not "analysed samples from the
+# USGS") (GEOROC keys its data by location). A region alone is no unit ("the Iberian Massif"), nor
 # are bare "rocks of" or "samples from" it: the rocks must be named ("mafic rocks", "strata")
 _REGION_WORD = (
     r"(?:Zone|Belt|belt|Shield|Basin|basin|Uplift|Terrane|terrane|Craton|craton|Block|Orogen|Orocline|"

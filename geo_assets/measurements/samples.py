@@ -203,9 +203,8 @@ def _is_sample_name(name: str, *, after_word: bool) -> bool:
         _is_formula(p) and any(c.isdigit() for c in p) and (not after_word or _OXIDIC.search(p))
         for p in parts
     ):
-        return (
-            False  # H2O-CO2, Al2O3-Fe2O3; after the word "sample" only an oxide is ("sample OK16" is named)
-        )
+        # H2O-CO2, Al2O3-Fe2O3; after the word "sample" only an oxide is ("sample OK16" is a name)
+        return False
     return not _ISOTOPE_PART.fullmatch(parts[0])  # 206Pb-238U, 207Pb-corrected
 
 
@@ -382,10 +381,8 @@ def samples_for_values(
             continue
         # a value in brackets inside a list of names is the names' printed right before it: "anomalies
         # including EST-012 (0.55%), EST-063 and EST-068 (0.52% each), BGS-023 (0.48%)"
-        within = next(
-            (m for m in mentions if m.start < start and end <= m.end and _OPENED.search(sentence[:start])),
-            None,
-        )
+        in_bracket = _OPENED.search(sentence[:start]) is not None
+        within = next((m for m in mentions if m.start < start and end <= m.end), None) if in_bracket else None
         if within is not None:
             out.append("; ".join(_printed_before(sentence, within, start)))
             continue
@@ -394,7 +391,7 @@ def samples_for_values(
             (m for m in mentions if m.start >= end and _FOLLOWING.match(sentence[end : m.start])), None
         )
         before = [m for m in mentions if m.end <= start]
-        if after is None and before and _OPENED.search(sentence[:start]):
+        if in_bracket and after is None and before:
             out.append("; ".join(_printed_before(sentence, before[-1], start)))  # "…, BGS-025 (0.43%)"
             continue
         chosen = after or (before[-1] if before else None)
