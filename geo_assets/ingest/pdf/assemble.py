@@ -38,7 +38,7 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 # an author's address numbered like a section head ("1 Key Laboratory of Mineral Resources, Institute
 # of Geology …", "3 Institute of Geophysics, Siberian Branch of the RAS, …"): an institution, then a comma
 _AFFILIATION = re.compile(
-    r"\b(?:Laborator(?:y|ies|io)|Institut(?:e|es|o|ions?)?|Universit(?:y|ies|é|ät|à|ad|at|y)|Department|"
+    r"\b(?:Laborator(?:y|ies|io)|Institut(?:e|es|o|ions?)?|Universit(?:y|ies|é|ät|à|ad|at)|Department|"
     r"Dipartimento|Departamento|D[ée]partement|School|College|Academy|Survey|Cent(?:re|er)|Faculty)\b[^,]*,"
 )
 
