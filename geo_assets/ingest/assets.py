@@ -60,6 +60,8 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     deps=[raw_pdf],
     group_name="ingest",
     kinds={"pdf", "xml"},
+    # 26: a head's lines are joined as running text is, so a syllable broken at its end is one word
+    # again ("IMPORTANCE OF BE-" / "ING": "BEING", where the paper writes "being") (parser 0.2.23);
     # 25: a bold head that wraps before the column's edge is one head ("… Bands for Smooth" /
     # "Histograms"); authors' addresses numbered like heads are front matter, not sections (parser 0.2.22);
     # 24: an OCR text layer's words keep their spaces (a word that starts left of the space before it
@@ -108,7 +110,7 @@ def raw_pdf(context: dg.OpExecutionContext, documents: DocumentStoreResource) ->
     # open its body; 8: "Table DR1" captions, sample section rows, group headers set at their columns' left;
     # 7: tables carried onto the next page, bare tables' header lines; 6: tables without a caption,
     # group headers; 5: wide tables under a short caption
-    code_version="tei-25",
+    code_version="tei-26",
     pool="grobid",
     output_required=False,
     check_specs=[dg.AssetCheckSpec("tei_non_empty", asset="tei_xml")],

@@ -227,6 +227,9 @@ def test_pages_of_paragraphs_abstract_and_captions(
         (["the Re–", "Os isochron"], "the Re–Os isochron"),
         (["87Sr/", "86Sr ratios"], "87Sr/86Sr ratios"),
         (["a well-", "known method"], "a well-known method"),  # the text writes "well-known" elsewhere
+        # a head in capitals: joined where the text writes the word, kept where it does not
+        (["THE IMPORTANCE OF BE-", "ING INCLUSION-FREE"], "THE IMPORTANCE OF BEING INCLUSION-FREE"),
+        (["ZIRCON U-", "PB AGES"], "ZIRCON U-PB AGES"),
         (
             ["see https://doi.org/10.5194/gchron-3-", "415-2021, 2021."],
             "see https://doi.org/10.5194/gchron-3-415-2021, 2021.",
@@ -234,7 +237,7 @@ def test_pages_of_paragraphs_abstract_and_captions(
     ],
 )
 def test_line_end_hyphens(lines: list[str], joined: str) -> None:
-    vocab = {"geochronology", "zircon", "method"}
+    vocab = {"geochronology", "zircon", "method", "being"}
     hyphenated = {"well-known"}
     assert join_lines(lines, vocab, hyphenated, refs=True) == joined
 
@@ -796,7 +799,10 @@ def test_a_bold_head_that_wraps_early_is_one_head_and_numbered_addresses_are_no_
         *text_lines(256.0, 13.0, 10.0, text[::-1] * 3),
         (420.0, 11.0, [(72.0, "**4.3. Bayesian Credibility Bands for Smooth")]),
         (433.0, 11.0, [(72.0, "**Histograms")]),
-        *text_lines(452.0, 13.0, 10.0, text * 2),
+        *text_lines(452.0, 13.0, 10.0, text),
+        (510.0, 11.0, [(72.0, "**5 PARENTLESS HELIUM: THE IMPORTANCE OF BE-")]),
+        (523.0, 11.0, [(72.0, "**ING FREE OF INCLUSIONS")]),
+        *text_lines(540.0, 13.0, 10.0, ["The grains being free of inclusions were dated one by one."]),
         (566.0, 10.0, [(72.0, "The supplement includes:")]),
         (584.0, 10.0, [(100.0, "**Figures S-1 through S-8")]),
         (597.0, 10.0, [(100.0, "**Supplementary Information References")]),
@@ -806,5 +812,6 @@ def test_a_bold_head_that_wraps_early_is_one_head_and_numbered_addresses_are_no_
     heads = [s.heading for s in paper.sections]
     assert "Bayesian Credibility Bands for Smooth Histograms" in heads, heads
     assert "Histograms" not in heads
+    assert "PARENTLESS HELIUM: THE IMPORTANCE OF BEING FREE OF INCLUSIONS" in heads, heads  # not "BE- ING"
     assert not any("Laboratory" in h or "Geodynamics" in h for h in heads), heads
     assert paper.abstract.startswith("Zircon grains from the dacite"), paper.abstract

@@ -26,7 +26,7 @@ from geo_assets.ingest.pdf.headings import (
     norm_head,
 )
 from geo_assets.ingest.pdf.hyphenation import join_lines
-from geo_assets.ingest.pdf.layout import Line, clean_text, coords
+from geo_assets.ingest.pdf.layout import Line, coords
 from geo_assets.ingest.pdf.references import parse_reference, split_references
 from geo_rag_runtime.text.readable import is_boilerplate
 
@@ -65,7 +65,7 @@ def assemble(
     for block in blocks:
         first = block.lines[0]
         if block.kind == "heading":
-            text = clean_text(" ".join(ln.head_text or ln.text for ln in block.lines))
+            text = join_lines([ln.head_text or ln.text for ln in block.lines], vocab, hyphenated)
             norm = norm_head(text)
             known = bool(block.head_number) or norm in KNOWN_HEADS or bool(SUPPLEMENT_HEAD.match(norm))
             if state == "refs" and not (

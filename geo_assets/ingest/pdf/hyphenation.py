@@ -4,7 +4,7 @@ Geochemical notation is data, so a line-end hyphen is removed only where the doc
 shows the unhyphenated word (or the break is plainly a syllable split), and never before an
 uppercase letter or a digit (U-Pb, Re–Os, gchron-3-247). ``vocabulary`` collects, once per
 document, the words and hyphenated compounds written inside lines; ``join_lines`` is used for
-paragraphs, captions, keywords and (with ``refs=True``, which also rejoins wrapped URLs and DOIs)
+paragraphs, heads, captions, keywords and (with ``refs=True``, which also rejoins wrapped URLs and DOIs)
 reference entries.
 """
 
@@ -23,7 +23,8 @@ def join_lines(lines: Sequence[str], vocab: set[str], hyphenated: set[str], refs
     A hyphen before a lowercase continuation is dropped when the joined word occurs elsewhere
     in the document, or when the hyphenated form does not ("geochro-" + "nology"); it is kept for
     compounds the document also writes with a hyphen ("well-known"), and always before an
-    uppercase letter or a digit ("U-" + "Pb"). En dashes and slashes at a line end are kept.
+    uppercase letter or a digit ("U-" + "Pb"), except in a line of capitals where the document
+    writes the joined word ("BE-" + "ING"). En dashes and slashes at a line end are kept.
     """
     out = ""
     for raw in lines:
@@ -35,6 +36,14 @@ def join_lines(lines: Sequence[str], vocab: set[str], hyphenated: set[str], refs
             continue
         hyphen = re.search(r"([A-Za-zÀ-ÖØ-öø-ÿ]+)-$", out)
         first = re.match(r"([a-zß-öø-ÿ]+)", line)
+        shout = re.match(r"([A-ZÀ-ÖØ-Þ]{2,})\b", line)
+        if hyphen and shout and hyphen.group(1).isupper():
+            # a head in capitals broken at a syllable ("IMPORTANCE OF BE-" / "ING"): joined only
+            # where the document writes the word ("being"), so "SM-" / "ND" stays Sm–Nd's
+            joined = (hyphen.group(1) + shout.group(1)).lower()
+            dashed = f"{hyphen.group(1)}-{shout.group(1)}".lower()
+            out = out[:-1] + line if joined in vocab and dashed not in hyphenated else out + line
+            continue
         if hyphen and first:
             left, right = hyphen.group(1), first.group(1)
             joined, dashed = (left + right).lower(), f"{left}-{right}".lower()

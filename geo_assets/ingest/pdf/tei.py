@@ -21,7 +21,7 @@ from geo_assets.ingest.pdf.layout import coords_page
 from geo_assets.ingest.pdf.tables import PageTable
 
 EMBEDDED_PRODUCER = "georag-embedded-pdf"
-EMBEDDED_VERSION = "0.2.22"
+EMBEDDED_VERSION = "0.2.23"
 
 TEI_NS = "http://www.tei-c.org/ns/1.0"
 XML_NS = "http://www.w3.org/XML/1998/namespace"
