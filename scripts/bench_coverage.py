@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from geo_assets.ingest.cleaned_paper import clean_paper
-from geo_assets.ingest.coverage import measure_coverage, text_layer_pages
+from geo_assets.ingest.coverage import measure_coverage, text_layer
 from geo_assets.ingest.pdf import pdf_to_tei
 from geo_assets.ingest.recovery import recover_lost_text
 from geo_assets.ingest.tei import tei_to_paper
@@ -35,7 +35,8 @@ def _pdfs(paths: list[Path]) -> list[Path]:
 
 def measure(pdf: Path) -> dict[str, object]:
     started = time.perf_counter()
-    pages = text_layer_pages(pdf)
+    layer = text_layer(pdf)
+    pages, undecoded = layer.pages, layer.undecoded
     floor = time.perf_counter() - started
     started = time.perf_counter()
     sha = contract.file_sha256(pdf)
@@ -43,17 +44,17 @@ def measure(pdf: Path) -> dict[str, object]:
         tei = pdf_to_tei(pdf)
         paper = tei_to_paper(tei, paper_id=sha[:16], source_file=pdf.name, sha256=sha)
         parsed = clean_paper(paper).text
-        recovered_paper, recovered = recover_lost_text(paper, pages)
+        recovered_paper, recovered = recover_lost_text(paper, pages, undecoded)
         text = clean_paper(recovered_paper).text
         error = ""
     except Exception as exc:  # a benchmark reports a failed paper and goes on
         parsed, text, recovered, error = "", "", [], f"{type(exc).__name__}: {exc}"
     seconds = time.perf_counter() - started
-    coverage = measure_coverage(pages, text)
+    coverage = measure_coverage(pages, text, undecoded)
     return {
         "file": pdf.name,
         "pages": len(pages),
-        "parser_coverage": round(measure_coverage(pages, parsed).share, 3),
+        "parser_coverage": round(measure_coverage(pages, parsed, undecoded).share, 3),
         "coverage": round(coverage.share, 3),
         "recovered_pages": recovered,
         "added_chars": len(text) - len(parsed),

@@ -242,10 +242,12 @@ def paper_json(tei_xml: dict[str, Any], documents: DocumentStoreResource, home_w
 @dg.asset(
     partitions_def=papers_partitions,
     group_name="ingest",
-    # 7: sentences of a paragraph that runs over a page break are on the page that prints them; 6: a
+    # 8: on a page where pypdf could not decode a font, lines of its debris (CJK for Latin text) are
+    # not recovered; coverage reads words NFKC-normalized ("ﬁ" is "fi"); 7: sentences of a
+    # paragraph that runs over a page break are on the page that prints them; 6: a
     # middle-dot decimal point is "." ("66·0" → "66.0", as "−" → "-"); 5: pages below 0.9 (was 0.8)
     # are filled in from the text layer
-    code_version="clean-7",
+    code_version="clean-8",
     check_specs=[dg.AssetCheckSpec("text_coverage", asset="cleaned_text")],
     description="Readable normalized text (ligatures, hyphenation, headers/footers and control "
     "characters removed; notation such as 87Sr/86Sr, δ18O, εNd, U(IV) kept) with section offsets, "
@@ -255,23 +257,24 @@ def paper_json(tei_xml: dict[str, Any], documents: DocumentStoreResource, home_w
 )
 def cleaned_text(context: dg.AssetExecutionContext, paper_json: Paper, documents: DocumentStoreResource):
     from geo_assets.ingest.cleaned_paper import clean_paper
-    from geo_assets.ingest.coverage import FAIL_BELOW, measure_coverage, text_layer_pages
+    from geo_assets.ingest.coverage import FAIL_BELOW, TextLayer, measure_coverage, text_layer
     from geo_assets.ingest.page_breaks import place_page_breaks
     from geo_assets.ingest.recovery import recover_lost_text
 
     with documents.open(read_only=True) as store:
         path = registry.lookup(store, context.partition_key)
-    pages: list[str] = []
+    layer = TextLayer([])
     if path is not None and path.is_file():
         try:
-            pages = text_layer_pages(path)
+            layer = text_layer(path)
         except Exception as exc:  # pypdf could not read it again: the text is kept, coverage unknown
             context.log.warning(f"{paper_json.source_file}: text layer unreadable for coverage: {exc}")
     cleaned = clean_paper(paper_json)
     recovered: list[int] = []
+    pages = layer.pages
     if pages:
-        parsed = measure_coverage(pages, cleaned.text).share
-        paper, recovered = recover_lost_text(paper_json, pages)
+        parsed = measure_coverage(pages, cleaned.text, layer.undecoded).share
+        paper, recovered = recover_lost_text(paper_json, pages, layer.undecoded)
         if recovered:  # cleaned again only when pages were added
             cleaned = clean_paper(paper)
         cleaned = place_page_breaks(cleaned, pages)  # a paragraph's sentences on the page that prints them
@@ -281,7 +284,7 @@ def cleaned_text(context: dg.AssetExecutionContext, paper_json: Paper, documents
         "keyword_tokens": len(cleaned.tokens),
     }
     if pages:
-        coverage = measure_coverage(pages, cleaned.text)
+        coverage = measure_coverage(pages, cleaned.text, layer.undecoded)
         cleaned.coverage = round(coverage.share, 4)
         cleaned.coverage_note = coverage.reason()
         cleaned.recovered_pages = recovered

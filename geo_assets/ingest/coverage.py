@@ -13,12 +13,21 @@ running header count once, not once per page, and ignore the order the two reade
 cleaner removes on purpose (licence lines, running heads) count as lost, so a fully read paper
 scores about 0.9, not 1.0. A page is *lost* when fewer than half of its words reached the text;
 a page without a text layer is an *image-only* page (a scan, or a figure page), named as such.
+
+The second reader can be the one that fails: pypdf decodes a font whose encoding it does not
+implement (90msp-RKSJ-H, a Japanese CMap) as UTF-16 and returns CJK debris for Latin text the parser
+read right, and it says so in a log record. On the pages where it said so (*undecoded* pages), words
+with a letter in a script the measured text has nowhere (after NFKC) are not judged; their count is
+named with the pages.
 """
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Sequence
+import threading
+import unicodedata
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +38,11 @@ __all__ = [
     "FAIL_BELOW",
     "WARN_BELOW",
     "Coverage",
+    "TextLayer",
     "measure_coverage",
+    "foreign_share",
+    "scripts_of",
+    "text_layer",
     "text_layer_pages",
     "words_of",
 ]
@@ -44,22 +57,76 @@ _GLUED_MIN = 10
 
 
 def words_of(text: str) -> set[str]:
-    """Distinct words of ≥ 4 letters, case folded, hyphen-broken line ends joined."""
+    """Distinct words of ≥ 4 letters, NFKC-normalized and case folded, hyphen-broken line ends joined."""
+    text = unicodedata.normalize("NFKC", text)
     return {w.casefold() for w in _WORD.findall(_HYPHEN_BREAK.sub(r"\1\2", text))}
+
+
+def _script(letter: str) -> str:
+    # the first word of the letter's Unicode name (LATIN, GREEK, CYRILLIC, CJK, HANGUL …): the
+    # standard library has no script property, and this is enough to tell a paper's alphabets apart
+    return unicodedata.name(letter, "?").split(" ", 1)[0]
+
+
+def scripts_of(text: str) -> set[str]:
+    """The scripts of the letters in ``text`` (after NFKC)."""
+    return {_script(c) for c in set(unicodedata.normalize("NFKC", text)) if c.isalpha()}
+
+
+def foreign_share(text: str, scripts: set[str]) -> float:
+    """The share of ``text``'s letters (after NFKC) in none of ``scripts`` (0.0 without letters)."""
+    letters = [c for c in unicodedata.normalize("NFKC", text) if c.isalpha()]
+    return sum(_script(c) not in scripts for c in letters) / len(letters) if letters else 0.0
+
+
+@dataclass(frozen=True)
+class TextLayer:
+    """Each page's text as pypdf reads it ("" for a page it cannot read), and the pages (1-based)
+    on which it reported a font whose encoding it does not implement (their text is partly debris)."""
+
+    pages: list[str]
+    undecoded: list[int] = field(default_factory=list)
+
+
+class _UndecodedFont(logging.Handler):
+    """pypdf's "Advanced encoding … not implemented yet" records, from the reading thread only."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.thread = threading.get_ident()
+        self.seen = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.thread == self.thread and "not implemented" in record.getMessage():
+            self.seen = True
+
+
+def text_layer(path: Path) -> TextLayer:
+    """The text layer of each page, and the pages pypdf could not decode a font of."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(str(path))
+    watch = _UndecodedFont()
+    logger = logging.getLogger("pypdf")
+    logger.addHandler(watch)
+    pages, undecoded = [], []
+    try:
+        for number, page in enumerate(reader.pages, 1):
+            watch.seen = False
+            try:
+                pages.append(page.extract_text() or "")
+            except Exception:  # pypdf raises a wide range on damaged content streams: that page is unread
+                pages.append("")
+            if watch.seen:
+                undecoded.append(number)
+    finally:
+        logger.removeHandler(watch)
+    return TextLayer(pages, undecoded)
 
 
 def text_layer_pages(path: Path) -> list[str]:
     """The text layer of each page as pypdf reads it ("" for a page it cannot read)."""
-    from pypdf import PdfReader
-
-    reader = PdfReader(str(path))
-    out = []
-    for page in reader.pages:
-        try:
-            out.append(page.extract_text() or "")
-        except Exception:  # pypdf raises a wide range on damaged content streams: that page is unread
-            out.append("")
-    return out
+    return text_layer(path).pages
 
 
 @dataclass(frozen=True)
@@ -68,11 +135,15 @@ class Coverage:
 
     share: float
     layer_words: int
-    page_shares: list[float | None] = field(default_factory=list)  # None: no text layer
+    page_shares: list[float | None] = field(default_factory=list)  # None: no word judged
+    unjudged_words: int = 0  # words of undecoded pages in a script the text has nowhere
+    undecoded_pages: list[int] = field(default_factory=list)  # pypdf could not decode a font of
 
     @property
     def image_only_pages(self) -> list[int]:
-        return [i for i, s in enumerate(self.page_shares, 1) if s is None]
+        return [
+            i for i, s in enumerate(self.page_shares, 1) if s is None and i not in self.undecoded_pages
+        ]  # an undecoded page has a text layer, though none of its words could be judged
 
     @property
     def lost_pages(self) -> list[int]:
@@ -96,6 +167,11 @@ class Coverage:
             parts.append(
                 f"pages without a text layer (scanned or image-only): {_pages(self.image_only_pages)}"
             )
+        if self.unjudged_words:
+            parts.append(
+                f"{self.unjudged_words} words not judged: pypdf could not decode a font on pages"
+                f" {_pages(self.undecoded_pages)}"
+            )
         if self.level != "ok" and not self.lost_pages:
             worst = sorted(
                 ((s, i) for i, s in enumerate(self.page_shares, 1) if s is not None and s < WARN_BELOW)
@@ -113,6 +189,7 @@ class Coverage:
             "coverage_words": self.layer_words,
             "coverage_lost_pages": self.lost_pages,
             "coverage_image_only_pages": self.image_only_pages,
+            "coverage_unjudged_words": self.unjudged_words,
         }
 
 
@@ -121,16 +198,29 @@ def _pages(pages: Sequence[int]) -> str:
     return shown + (f" … ({len(pages)} pages)" if len(pages) > 12 else "")
 
 
-def measure_coverage(pages: Sequence[str], text: str) -> Coverage:
-    """The share of the pages' distinct words found in ``text``, overall and per page."""
+def measure_coverage(pages: Sequence[str], text: str, undecoded: Collection[int] = ()) -> Coverage:
+    """The share of the pages' distinct words found in ``text``, overall and per page; on the
+    ``undecoded`` pages (1-based), words in a script ``text`` has nowhere are not judged."""
     found = words_of(text)
+    scripts = scripts_of(text)
     # some PDFs (AGU/Wiley, PNAS) place words without space glyphs, so a text-layer reader returns
     # "createdbytheopeningandclosing": a long word is found when it occurs in the text read without
     # spaces (short words are not looked up so: nearly every 4-letter string occurs somewhere)
-    despaced = _NOT_LETTER.sub("", text.casefold())
-    per_page = [words_of(p) for p in pages]
+    despaced = _NOT_LETTER.sub("", unicodedata.normalize("NFKC", text).casefold())
+    read = [words_of(p) for p in pages]
+    per_page = [
+        {w for w in words if not foreign_share(w, scripts)} if n in undecoded else words
+        for n, words in enumerate(read, 1)
+    ]
     layer = set().union(*per_page) if per_page else set()
+    unjudged = set().union(*read) - layer if read else set()
     hits = {w for w in layer if w in found or (len(w) >= _GLUED_MIN and w in despaced)}
     shares = [len(w & hits) / len(w) if w else None for w in per_page]
     share = len(hits) / len(layer) if layer else 0.0
-    return Coverage(share=share, layer_words=len(layer), page_shares=shares)
+    return Coverage(
+        share=share,
+        layer_words=len(layer),
+        page_shares=shares,
+        unjudged_words=len(unjudged),
+        undecoded_pages=[n for n in undecoded if 0 < n <= len(pages)] if unjudged else [],
+    )

@@ -12,15 +12,17 @@ arrive are not repeated, and running headers, footers and publisher boilerplate 
 
 Reading order inside a recovered page is pypdf's (content-stream order), which is the order most
 producers write text in; the page is chosen by measured coverage (``geo_assets.ingest.coverage``).
+On a page where pypdf could not decode a font, its lines mostly in a script the paper has nowhere
+are that font's debris (CJK for Latin text) and are not recovered.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
-from geo_assets.ingest.coverage import measure_coverage
+from geo_assets.ingest.coverage import foreign_share, measure_coverage, scripts_of
 from geo_rag_runtime.models import Paper, Section
 from geo_rag_runtime.text.readable import is_boilerplate, strip_repeated_lines
 
@@ -67,13 +69,13 @@ def _arrived(line: str, known: str) -> bool | None:
     return key in known or key[:half] in known or key[half:] in known
 
 
-def _lost_runs(lines: Sequence[str], known: str) -> list[str]:
+def _lost_runs(lines: Sequence[str], known: str, scripts: set[str] | None = None) -> list[str]:
     """Consecutive lines that did not arrive, joined into paragraphs (short lines join a run but
-    do not start one)."""
+    do not start one); with ``scripts``, a line mostly in none of them is debris, left out."""
     runs: list[list[str]] = [[]]
     for line in lines:
         line = line.strip()
-        if not line or is_boilerplate(line):
+        if not line or is_boilerplate(line) or (scripts is not None and foreign_share(line, scripts) > 0.5):
             if runs[-1] and not line:
                 runs.append([])
             continue
@@ -85,18 +87,22 @@ def _lost_runs(lines: Sequence[str], known: str) -> list[str]:
     return ["\n".join(run) for run in runs if len(_key(" ".join(run))) >= _MIN_RUN_CHARS]
 
 
-def recover_lost_text(paper: Paper, pages: Sequence[str]) -> tuple[Paper, list[int]]:
-    """The paper with the lost text of its poorly read pages added, and those pages (1-based)."""
+def recover_lost_text(
+    paper: Paper, pages: Sequence[str], undecoded: Collection[int] = ()
+) -> tuple[Paper, list[int]]:
+    """The paper with the lost text of its poorly read pages added, and those pages (1-based);
+    ``undecoded``: the pages pypdf could not decode a font of (``coverage.TextLayer``)."""
     text = paper_text(paper)
     known = _key(text)
-    shares = measure_coverage(pages, text).page_shares  # None: a page without words
+    scripts = scripts_of(text)
+    shares = measure_coverage(pages, text, undecoded).page_shares  # None: a page without words
     cleaned_pages = strip_repeated_lines(pages)
     added: list[Section] = []
     recovered: list[int] = []
     for number, (share, page) in enumerate(zip(shares, cleaned_pages, strict=True), 1):
         if share is None or share >= RECOVER_PAGE_BELOW:
             continue
-        paragraphs = _lost_runs(page.splitlines(), known)
+        paragraphs = _lost_runs(page.splitlines(), known, scripts if number in undecoded else None)
         if not paragraphs:
             continue
         recovered.append(number)

@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from geo_assets.ingest.cleaned_paper import clean_paper
-from geo_assets.ingest.coverage import FAIL_BELOW, WARN_BELOW, measure_coverage, text_layer_pages, words_of
+from geo_assets.ingest.coverage import (
+    FAIL_BELOW,
+    WARN_BELOW,
+    measure_coverage,
+    text_layer,
+    text_layer_pages,
+    words_of,
+)
 from geo_assets.ingest.pdf import pdf_to_tei
 from geo_assets.ingest.recovery import RECOVER_PAGE_BELOW, RECOVERED_HEADING, recover_lost_text
 from geo_assets.ingest.tei import tei_to_paper
@@ -102,3 +109,50 @@ def test_a_page_the_parser_lost_is_recovered_from_the_text_layer(real: dict) -> 
     kept = clean_paper(damaged).text
     for paragraph in section.paragraphs:
         assert " ".join(paragraph.split()[:12]) not in " ".join(kept.split()), paragraph[:80]
+
+
+def test_a_font_pypdf_cannot_decode_is_named_and_its_debris_neither_judged_nor_recovered(
+    tmp_path: Path,
+) -> None:
+    """pypdf reads a font whose encoding it does not implement (a Japanese CMap, 90msp-RKSJ-H) as
+    UTF-16, so Latin text the parser read right comes back as CJK debris ("䭵浴…"). It says so in a
+    log record: that page is *undecoded*. There, words in a script the text has nowhere are not
+    judged (a JICA report scored 0.72 on debris alone), and lines of them are not recovered into the
+    knowledge base. Elsewhere the same words still count as lost: a parser that lost a script shows."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import DictionaryObject, NameObject
+
+    from tests.assets.paper_builders import pages_pdf, text_lines
+
+    built = pages_pdf(
+        tmp_path / "built.pdf",
+        [text_lines(72.0, 14.0, 10.0, ["Granite samples from the Murgul district"]),
+         text_lines(72.0, 14.0, 10.0, ["Kuroko-type massive sulphide ores"])],
+    )  # fmt: skip
+    writer = PdfWriter(clone_from=PdfReader(built))
+    fonts = writer.pages[1]["/Resources"]["/Font"]
+    japanese = DictionaryObject(fonts["/F1"].get_object())
+    japanese[NameObject("/Encoding")] = NameObject("/90msp-RKSJ-H")
+    fonts[NameObject("/F1")] = writer._add_object(japanese)
+    writer.write(tmp_path / "cmap.pdf")
+    layer = text_layer(tmp_path / "cmap.pdf")
+    assert layer.undecoded == [2] and "Granite samples" in layer.pages[0]
+
+    debris = "䭵浴�şıⱋ楬瑡şıⱋ楬汩楲"
+    pages = ["Granite samples from the Murgul district",
+             f"Kuroko-type massive sulphide ores\n{debris} 艠芎芄芅芚芉芔ⵂ慺慬琠污瘠癥"]  # fmt: skip
+    text = "Granite samples from the Murgul district. Kuroko-type massive sulphide ores."
+    judged = measure_coverage(pages, text, undecoded=[2])
+    assert judged.share == 1.0 and judged.level == "ok" and judged.page_shares == [1.0, 1.0]
+    assert judged.unjudged_words == 2 and judged.undecoded_pages == [2] and judged.image_only_pages == []
+    assert "2 words not judged: pypdf could not decode a font on pages 2" in judged.reason()
+    assert judged.as_metadata()["coverage_unjudged_words"] == 2
+    assert measure_coverage(pages, text).share == pytest.approx(10 / 12)  # not undecoded: lost
+
+    lost = Paper(paper_id="p", source_file="p.pdf", sha256="0" * 64, title="Murgul",
+                 sections=[Section(heading="Geology", paragraphs=[pages[0]], paragraph_pages=[1])])  # fmt: skip
+    pages[1] = "Kuroko-type massive sulphide ores of the Murgul district\n" + pages[1].split("\n")[1]
+    repaired, recovered = recover_lost_text(lost, pages, undecoded=[2])
+    assert recovered == [2]
+    (section,) = [s for s in repaired.sections if s.heading == RECOVERED_HEADING.format(page=2)]
+    assert section.paragraphs == ["Kuroko-type massive sulphide ores of the Murgul district"]
