@@ -8,11 +8,12 @@ metadata and an asset check on ``cleaned_text``, a field of the paper in the doc
 ``geo-rag status`` and ``geo-rag ingest``.
 
 The measure: the distinct words of four or more letters of the text layer (case folded, line-end
-hyphenation joined), and the share of them that occur in the cleaned text. Distinct words make a
-running header count once, not once per page, and ignore the order the two readers chose. Words the
-cleaner removes on purpose (licence lines, running heads) count as lost, so a fully read paper
-scores about 0.9, not 1.0. A page is *lost* when fewer than half of its words reached the text;
-a page without a text layer is an *image-only* page (a scan, or a figure page), named as such.
+hyphenation joined, a manuscript's line numbers dropped), and the share of them that occur in the
+cleaned text. Distinct words make a running header count once, not once per page, and ignore the
+order the two readers chose. Words the cleaner removes on purpose (licence lines, running heads)
+count as lost, so a fully read paper scores about 0.9, not 1.0. A page is *lost* when fewer than
+half of its words reached the text; a page without a text layer is an *image-only* page (a scan, or
+a figure page), named as such.
 
 The second reader can be the one that fails: pypdf decodes a font whose encoding it does not
 implement (90msp-RKSJ-H, a Japanese CMap) as UTF-16 and returns CJK debris for Latin text the parser
@@ -39,8 +40,8 @@ __all__ = [
     "WARN_BELOW",
     "Coverage",
     "TextLayer",
-    "measure_coverage",
     "foreign_share",
+    "measure_coverage",
     "scripts_of",
     "text_layer",
     "text_layer_pages",
@@ -54,12 +55,27 @@ _HYPHEN_BREAK = re.compile(r"(\w)[-\u00ad\u2010]\s*\n\s*(\w)")
 _WORD = re.compile(r"[^\W\d_]{4,}")
 _NOT_LETTER = re.compile(r"[\W\d_]+")
 _GLUED_MIN = 10
+_LINE_NUMBER = re.compile(r"\d{1,4}[ \t]*$", re.MULTILINE)  # a manuscript's margin number, read last
 
 
 def words_of(text: str) -> set[str]:
     """Distinct words of ≥ 4 letters, NFKC-normalized and case folded, hyphen-broken line ends joined."""
     text = unicodedata.normalize("NFKC", text)
     return {w.casefold() for w in _WORD.findall(_HYPHEN_BREAK.sub(r"\1\2", text))}
+
+
+def _without_line_numbers(page: str) -> str:
+    """A page of a line-numbered manuscript without its margin numbers: pypdf reads the margin's
+    "46" after a line-end hyphen ("con-46" / "ducted"), which hid the break and made two fragments of
+    every broken word. Numbered means that most lines end in the number one above the line's
+    before it, which a table's last column does not."""
+    counted: list[int | None] = []
+    for line in page.splitlines():
+        if line.strip():
+            number = _LINE_NUMBER.search(line)
+            counted.append(int(number.group()) if number else None)
+    steps = sum(1 for a, b in zip(counted, counted[1:], strict=False) if a is not None and b == a + 1)
+    return _LINE_NUMBER.sub("", page) if counted and steps >= len(counted) / 2 else page
 
 
 def _script(letter: str) -> str:
@@ -207,7 +223,7 @@ def measure_coverage(pages: Sequence[str], text: str, undecoded: Collection[int]
     # "createdbytheopeningandclosing": a long word is found when it occurs in the text read without
     # spaces (short words are not looked up so: nearly every 4-letter string occurs somewhere)
     despaced = _NOT_LETTER.sub("", unicodedata.normalize("NFKC", text).casefold())
-    read = [words_of(p) for p in pages]
+    read = [words_of(_without_line_numbers(p)) for p in pages]
     per_page = [
         {w for w in words if not foreign_share(w, scripts)} if n in undecoded else words
         for n, words in enumerate(read, 1)

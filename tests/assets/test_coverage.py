@@ -58,6 +58,27 @@ def test_words_glued_by_the_text_layer_are_found_in_the_spaced_text() -> None:
     assert coverage.share == 1.0 and coverage.level == "ok"
 
 
+def test_a_line_numbered_manuscript_s_broken_words_are_whole() -> None:
+    # a preprint with line numbers in its margin: pypdf reads each number at its line's end, after
+    # a line-end hyphen too, so "con-46" / "ducted" was two lost fragments, not "conducted"
+    page = (
+        "ter contents at which these experiments were con-46\n"
+        "ducted to deduce the conditions at which natural47\n"
+        "crystals and melts equilibrated. Barometers rely on48\n"
+        "the fact that certain chemical equilibria have sig-49\n"
+        "nificant volume differences between products and50\n"
+    )
+    text = (
+        "ter contents at which these experiments were conducted to deduce the conditions at which natural"
+        " crystals and melts equilibrated. Barometers rely on the fact that certain chemical equilibria"
+        " have significant volume differences between products and"
+    )
+    assert measure_coverage([page], text).share == 1.0
+    # a page whose lines do not mostly end in a number keeps them: "U-238" / "then" is no "Uthen"
+    text = "decays of U-238 then the daughter lead in zircon grains"
+    assert measure_coverage(["decays of U-238\nthen the daughter lead\nin zircon grains\n"], text).share == 1.0
+
+
 @pytest.fixture(scope="module")
 def real(sample_papers: Path) -> dict:
     pdf = sample_papers / REAL
