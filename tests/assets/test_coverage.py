@@ -76,7 +76,9 @@ def test_a_line_numbered_manuscript_s_broken_words_are_whole() -> None:
     assert measure_coverage([page], text).share == 1.0
     # a page whose lines do not mostly end in a number keeps them: "U-238" / "then" is no "Uthen"
     text = "decays of U-238 then the daughter lead in zircon grains"
-    assert measure_coverage(["decays of U-238\nthen the daughter lead\nin zircon grains\n"], text).share == 1.0
+    assert (
+        measure_coverage(["decays of U-238\nthen the daughter lead\nin zircon grains\n"], text).share == 1.0
+    )
 
 
 @pytest.fixture(scope="module")
