@@ -15,6 +15,8 @@ from geo_rag_runtime.vocab import vocabulary_version
     partitions_def=papers_partitions,
     group_name="measurements",
     kinds={"mongodb"},
+    # 34: a row whose sample is a reference material (GJ-1, BCR-2, Temora2) is noted "reference
+    # material: …" and counted by the check;
     # 33: any metal's oxide at the valences analyses print (SnO2, WO3, Nb2O5, Ta2O5, Li2O), no "NaO";
     # a value in brackets inside a list of names is the names' printed before it; "sample OK16" a name;
     # the rocks of a region named by its acronym ("leucogranites in the WALZ") are a unit; a sample set
@@ -93,7 +95,7 @@ from geo_rag_runtime.vocab import vocabulary_version
     # 14: a sparse top header line heads its own column only; a wrapped header's "error)" is no
     # uncertainty column; a continued page takes its first page's caption unit and is cited at its
     # own block; 13: a name before its bracketed value is its sample; ratio columns in Ma are ages
-    code_version=f"measurements-33+vocab.{vocabulary_version()}",
+    code_version=f"measurements-34+vocab.{vocabulary_version()}",
     pool="docstore",
     check_specs=[dg.AssetCheckSpec("rows_with_sample", asset="measurements")],
     description="Every numeric value the paper's text reports with its analyte (canonical: element, "
@@ -113,7 +115,7 @@ def measurements(
     documents: DocumentStoreResource,
     home_writer: HomeWriterResource,  # the home's writer lock, held for the run
 ):
-    from geo_assets.measurements.extract import EXTRACTOR, paper_measurements
+    from geo_assets.measurements.extract import EXTRACTOR, REFERENCE_NOTE, paper_measurements
 
     with documents.open() as store:
         held = store.get_chunks(chunks["chunk_ids"])
@@ -128,18 +130,20 @@ def measurements(
     ]  # fmt: skip
     context.log.info(f"{cleaned_text.source_file}: {len(rows)} measurements ({written})")
     with_sample = sum(bool(r.sample) for r in rows)
+    standards = sum(any(n.startswith(REFERENCE_NOTE) for n in r.notes) for r in rows)
     unit_only = sum(bool(r.rock_unit and not r.sample) for r in rows)
     yield dg.AssetCheckResult(
         check_name="rows_with_sample",
         # a report, not a gate: many values (literature ages, ranges over a suite) have no sample
         passed=True,
         description=(
-            f"{with_sample} of {len(rows)} rows carry the sample the paper names for them; "
-            f"{unit_only} more the rock unit they describe"
+            f"{with_sample} of {len(rows)} rows carry the sample the paper names for them"
+            f" ({standards} of a reference material); {unit_only} more the rock unit they describe"
         ),
         metadata={
             "rows": len(rows),
             "with_sample": with_sample,
+            "of_reference_materials": standards,
             "share": round(with_sample / len(rows), 3) if rows else 0.0,
             "samples": sorted({r.sample_key or r.sample for r in rows if r.sample})[:50],
             "with_rock_unit_only": unit_only,

@@ -43,6 +43,7 @@ from geo_assets.measurements.samples import (
     caption_samples,
     known_names,
     normalise_names,
+    reference_material,
     sample_for_label,
     sample_key,
     sample_mentions,
@@ -58,7 +59,7 @@ from geo_assets.measurements.text_values import TextValue, extract_text_values
 from geo_rag_runtime import contract
 from geo_rag_runtime.models import Caption, Chunk, CleanedPaper, Measurement
 
-__all__ = ["EXTRACTOR", "paper_measurements"]
+__all__ = ["EXTRACTOR", "REFERENCE_NOTE", "paper_measurements"]
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,7 @@ _SAME_AS = re.compile(
     r"\bsame\s+(?:conventions?|format|notation|columns?|units?|layout)\s+as\s+(?:in\s+)?Table\s+(\w+)", re.I
 )
 _METHOD_TYPES = {"AnalyticalMethod"}
+REFERENCE_NOTE = "reference material: "  # then its name: the row's sample is a standard
 _IDENTIFIER_NOTE = "sample: the identifier the row label prints"  # a table row's sample only guessed
 
 
@@ -164,6 +166,12 @@ def paper_measurements(
     for row in rows.values():
         if row.sample:
             row.sample_key = "; ".join(forms.get(n, n) for n in row.sample.split("; "))
+            # a standard's analysis (GJ-1, BCR-2, Temora2 with its literature age) is noted as such,
+            # so that a user can tell it from the study's samples
+            if standards := list(
+                dict.fromkeys(filter(None, map(reference_material, row.sample.split("; "))))
+            ):
+                row.notes.append(REFERENCE_NOTE + "; ".join(standards))
     return sorted(rows.values(), key=lambda r: r.char_start)
 
 

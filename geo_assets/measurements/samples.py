@@ -29,7 +29,8 @@ FC-4b), stored beside the printed name as ``sample_key``.
 Not samples: chemical formulas (H2O-CO2), isotope notation (206Pb-238U, 207Pb-corrected), figure and
 table labels, units with a power (cm2), a count with a statistic or dimension (1-SE, 3-D), a category
 and its number (Type-1, Stage-2), a count in brackets ("four samples (13 apatites)"). A reference material is a sample here (BCR-2, GJ-1): a value
-measured on it is its value.
+measured on it is its value; :func:`reference_material` tells it from the study's own samples (the
+vocabulary's ReferenceMaterial names), so a row of it can be noted as such.
 Why rules and not a tagger: no labelled corpus of sample names exists for this domain; the rules are
 scored on the project's gold sets (scripts/score_measurements.py, "sample right").
 """
@@ -40,6 +41,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol
 
 from geo_assets.measurements.rock_words import MINERALS, ROCKS
@@ -55,6 +57,7 @@ __all__ = [
     "caption_samples",
     "label_identifier",
     "normalise_names",
+    "reference_material",
     "sample_for_label",
     "sample_key",
     "sample_mentions",
@@ -489,3 +492,27 @@ def sample_for_label(label: str, known: Iterable[str]) -> str:
         if re.match(rf"{pattern}(?=$|[-_.:/ ])", plain):
             best = name
     return best
+
+
+# a reference material's printing without the mineral or word it is named with ("91500 zircon",
+# "Durango apatite", "zircon standard 91500"): a table's sample column prints the bare name
+_NAMED_WITH = re.compile(r"\b(?:zircon|apatite|sanidine|biotite|monazite|titanite|glass|standard|Nd)\b")
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
+@lru_cache(maxsize=1)
+def _reference_materials() -> dict[str, str]:
+    """Letters and digits (case folded) of every printing of a reference material → its name."""
+    out: dict[str, str] = {}
+    for term in load_vocabulary().terms():
+        if term.type == "ReferenceMaterial":
+            for form in (term.form, _NAMED_WITH.sub(" ", term.form)):
+                if key := _NOT_ALNUM.sub("", form).casefold():
+                    out.setdefault(key, term.canonical)
+    return out
+
+
+def reference_material(name: str) -> str:
+    """The reference material a sample name is, as the vocabulary names it ("Temora2", "GJ1",
+    "BCR-2"), else "": an analysis of a standard is data, but not of the study's rocks."""
+    return _reference_materials().get(_NOT_ALNUM.sub("", name).casefold(), "")

@@ -447,6 +447,39 @@ def test_a_sample_the_paper_named_is_found_bare_in_its_other_sentences() -> None
     assert rows.get("290 Ma", "") == "", rows
 
 
+def test_a_reference_material_s_rows_say_so() -> None:
+    """A standard's analysis is data (its value is its own), but not of the study's rocks: a row whose
+    sample is a reference material the vocabulary lists (GJ-1, Temora2 with its
+    literature age) is noted so, and one of the study's samples is not."""
+    from geo_assets.measurements.extract import REFERENCE_NOTE, paper_measurements
+    from geo_assets.measurements.samples import reference_material
+    from geo_rag_runtime.models import CleanedPaper, CleanSection
+
+    text = ("Sample 19MAT-169 yields a weighted mean age of 410 ± 4 Ma. The dataset uses Temora2 zircon "
+            "(416.8 ± 1.1 Ma) as a reference material. The GJ-1 standard gave 601.9 ± 2.3 Ma.")  # fmt: skip
+    cleaned = CleanedPaper(
+        paper_id="p1", source_file="x.pdf", title="T", text=text,
+        sections=[CleanSection(heading="Results", kind="body", text=text, char_start=0, char_end=len(text))],
+    )  # fmt: skip
+    rows = {r.printed: r for r in paper_measurements(cleaned, [])}
+    assert rows["410 ± 4 Ma"].sample == "19MAT-169" and rows["410 ± 4 Ma"].notes == []
+    assert rows["416.8 ± 1.1 Ma"].sample == "Temora2"
+    assert rows["416.8 ± 1.1 Ma"].notes == [REFERENCE_NOTE + "Temora"]
+    assert rows["601.9 ± 2.3 Ma"].sample == "GJ-1" and rows["601.9 ± 2.3 Ma"].notes == [
+        REFERENCE_NOTE + "GJ-1"
+    ]
+    # printed with the mineral it is named with, or bare in a table's sample column
+    assert reference_material("91500") == reference_material("91500 zircon") == "zircon 91500"
+    assert [reference_material(n) for n in ("GJ1", "BCR-2", "NIST 610", "MN1", "FC-4b", "2")] == [
+        "GJ-1",
+        "BCR-2",
+        "NIST SRM 610",
+        "",
+        "",
+        "",
+    ]
+
+
 def test_a_sample_named_in_an_earlier_paragraph_is_carried_only_when_the_section_is_about_it() -> None:
     """A sample carries on to the sentences after it within its paragraph; past a paragraph break
     only when it is the one sample the section names and the paper calls it a sample. The blind
