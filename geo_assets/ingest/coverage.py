@@ -9,7 +9,7 @@ metadata and an asset check on ``cleaned_text``, a field of the paper in the doc
 
 The measure: the distinct words of four or more letters of the text layer (case folded, line-end
 hyphenation joined, a manuscript's line numbers dropped), and the share of them that occur in the
-cleaned text. Distinct words make a running header count once, not once per page, and ignore the
+cleaned text (or whose pair with the next word does: pypdf splits widely spaced words, "drilli ng"). Distinct words make a running header count once, not once per page, and ignore the
 order the two readers chose. Words the cleaner removes on purpose (licence lines, running heads)
 count as lost, so a fully read paper scores about 0.9, not 1.0. A page is *lost* when fewer than
 half of its words reached the text; a page without a text layer is an *image-only* page (a scan, or
@@ -76,6 +76,21 @@ def _without_line_numbers(page: str) -> str:
             counted.append(int(number.group()) if number else None)
     steps = sum(1 for a, b in zip(counted, counted[1:], strict=False) if a is not None and b == a + 1)
     return _LINE_NUMBER.sub("", page) if counted and steps >= len(counted) / 2 else page
+
+
+# a word, one space, and (looked ahead, so that "a b c" gives "a b" and "b c") the word after it
+_SPLIT = re.compile(r"(?<![^\W\d_])([^\W\d_]+) (?=([^\W\d_]+))")
+
+
+def _split_by_the_reader(pages: Sequence[str], found: set[str]) -> set[str]:
+    """Parts of words pypdf split with a space inside a line ("drilli ng", "v olcanic": a word set
+    with wide letter spacing) where the joined word is in the text: those parts were read."""
+    parts: set[str] = set()
+    for page in pages:
+        for first, second in _SPLIT.findall(unicodedata.normalize("NFKC", page)):
+            if (first + second).casefold() in found:
+                parts.update((first.casefold(), second.casefold()))
+    return parts
 
 
 def _script(letter: str) -> str:
@@ -231,6 +246,7 @@ def measure_coverage(pages: Sequence[str], text: str, undecoded: Collection[int]
     layer = set().union(*per_page) if per_page else set()
     unjudged = set().union(*read) - layer if read else set()
     hits = {w for w in layer if w in found or (len(w) >= _GLUED_MIN and w in despaced)}
+    hits |= layer & _split_by_the_reader(pages, found)
     shares = [len(w & hits) / len(w) if w else None for w in per_page]
     share = len(hits) / len(layer) if layer else 0.0
     return Coverage(

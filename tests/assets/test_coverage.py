@@ -81,6 +81,15 @@ def test_a_line_numbered_manuscript_s_broken_words_are_whole() -> None:
     )
 
 
+def test_words_the_reader_split_with_a_space_are_found_whole() -> None:
+    # a report set with wide letter spacing: pypdf reads "drilli ng", "v olcanic" where the parse
+    # has "drilling", "volcanic"; a word really lost beside them stays lost
+    pages = ["The drilli ng survey captured v olcanic breccia beside granite"]
+    coverage = measure_coverage(pages, "The drilling survey captured volcanic breccia beside")
+    # drilli, survey, captured, olcanic, breccia and beside were read; granite was not
+    assert coverage.share == pytest.approx(6 / 7)
+
+
 @pytest.fixture(scope="module")
 def real(sample_papers: Path) -> dict:
     pdf = sample_papers / REAL
