@@ -24,7 +24,7 @@ from pathlib import Path
 
 from geo_assets.ingest.chunking import page_at
 from geo_assets.ingest.cleaned_paper import clean_paper
-from geo_assets.ingest.coverage import text_layer_pages
+from geo_assets.ingest.coverage import text_layer
 from geo_assets.ingest.page_breaks import place_page_breaks
 from geo_assets.ingest.pdf import pdf_to_tei
 from geo_assets.ingest.recovery import recover_lost_text
@@ -62,11 +62,12 @@ def measure(pdf: Path) -> PageRow:
     import pdfplumber
 
     started = time.perf_counter()
-    pages = text_layer_pages(pdf)
+    layer = text_layer(pdf)
+    pages = layer.pages
     floor = time.perf_counter() - started
     sha = contract.file_sha256(pdf)
     parsed = tei_to_paper(pdf_to_tei(pdf), paper_id=sha[:16], source_file=pdf.name, sha256=sha)
-    paper, _ = recover_lost_text(parsed, pages)
+    paper, _ = recover_lost_text(parsed, pages, layer.undecoded)
     cleaned = clean_paper(paper)
     started = time.perf_counter()
     placed = place_page_breaks(cleaned, pages)

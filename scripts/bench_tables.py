@@ -140,14 +140,15 @@ def read_stored(pdf: Path, pages: set[int]) -> list[tuple[int, Any]]:
     row label or the caption names from the paper's own sample names — what ``extract_table_values``
     alone, as the other readers are scored, does not give)."""
     from geo_assets.ingest.cleaned_paper import clean_paper
-    from geo_assets.ingest.coverage import text_layer_pages
+    from geo_assets.ingest.coverage import text_layer
     from geo_assets.ingest.pdf import pdf_to_tei
     from geo_assets.ingest.recovery import recover_lost_text
     from geo_assets.ingest.tei import tei_to_paper
     from geo_assets.measurements.extract import paper_measurements
 
     paper = tei_to_paper(pdf_to_tei(pdf), paper_id="b", source_file=pdf.name, sha256="0" * 64)
-    paper, _ = recover_lost_text(paper, text_layer_pages(pdf))
+    layer = text_layer(pdf)
+    paper, _ = recover_lost_text(paper, layer.pages, layer.undecoded)
     rows = paper_measurements(clean_paper(paper), [], paper.captions)
     return [(r.page, r) for r in rows if r.source_type == "table" and r.page in pages]
 

@@ -34,13 +34,13 @@ def chunks_from_pdf(pdf: Path, settings: Settings, *, recover: bool = False) -> 
     if not recover:
         cleaned = clean_paper(paper)
     else:
-        from geo_assets.ingest.coverage import text_layer_pages
+        from geo_assets.ingest.coverage import text_layer
         from geo_assets.ingest.page_breaks import place_page_breaks
         from geo_assets.ingest.recovery import recover_lost_text
 
-        pages = text_layer_pages(pdf)
-        paper, _ = recover_lost_text(paper, pages)
-        cleaned = place_page_breaks(clean_paper(paper), pages)
+        layer = text_layer(pdf)
+        paper, _ = recover_lost_text(paper, layer.pages, layer.undecoded)
+        cleaned = place_page_breaks(clean_paper(paper), layer.pages)
     chunks = chunk_paper(
         cleaned,
         get_token_counter(settings),

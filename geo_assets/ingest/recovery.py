@@ -94,7 +94,7 @@ def recover_lost_text(
     ``undecoded``: the pages pypdf could not decode a font of (``coverage.TextLayer``)."""
     text = paper_text(paper)
     known = _key(text)
-    scripts = scripts_of(text)
+    scripts = scripts_of(text) if undecoded else set()  # only an undecoded page's lines are tested
     shares = measure_coverage(pages, text, undecoded).page_shares  # None: a page without words
     cleaned_pages = strip_repeated_lines(pages)
     added: list[Section] = []
