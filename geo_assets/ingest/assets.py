@@ -243,12 +243,13 @@ def paper_json(tei_xml: dict[str, Any], documents: DocumentStoreResource, home_w
     partitions_def=papers_partitions,
     group_name="ingest",
     # 10: parts of a word pypdf split with a space ("drilli ng") count as read where the text has the
-    # word, so pages read whole are no longer recovered; 9: a line-numbered manuscript's pages are judged without their margin numbers, so its pages of
-    # author lines are no longer recovered; 8: on a page where pypdf could not decode a font, lines
-    # of its debris (CJK for Latin text) are not recovered; coverage reads words NFKC-normalized
-    # ("ﬁ" is "fi"); 7: sentences of a paragraph that runs over a page break are on the page that
-    # prints them; 6: a middle-dot decimal point is "." ("66·0" → "66.0", as "−" → "-"); 5: pages
-    # below 0.9 (was 0.8) are filled in from the text layer
+    # word, so pages read whole are no longer recovered; 9: a line-numbered manuscript's pages are
+    # judged without their margin numbers, so its pages of author lines are no longer recovered;
+    # 8: on a page where pypdf could not decode a font, lines of its debris (CJK for Latin text) are
+    # not recovered; coverage reads words NFKC-normalized ("ﬁ" is "fi"); 7: sentences of a paragraph
+    # that runs over a page break are on the page that prints them; 6: a middle-dot decimal point is
+    # "." ("66·0" → "66.0", as "−" → "-"); 5: pages below 0.9 (was 0.8) are filled in from the text
+    # layer
     code_version="clean-10",
     check_specs=[dg.AssetCheckSpec("text_coverage", asset="cleaned_text")],
     description="Readable normalized text (ligatures, hyphenation, headers/footers and control "

@@ -9,11 +9,12 @@ metadata and an asset check on ``cleaned_text``, a field of the paper in the doc
 
 The measure: the distinct words of four or more letters of the text layer (case folded, line-end
 hyphenation joined, a manuscript's line numbers dropped), and the share of them that occur in the
-cleaned text (or whose pair with the next word does: pypdf splits widely spaced words, "drilli ng"). Distinct words make a running header count once, not once per page, and ignore the
-order the two readers chose. Words the cleaner removes on purpose (licence lines, running heads)
-count as lost, so a fully read paper scores about 0.9, not 1.0. A page is *lost* when fewer than
-half of its words reached the text; a page without a text layer is an *image-only* page (a scan, or
-a figure page), named as such.
+cleaned text (or whose pair with the next word does: pypdf splits widely spaced words, "drilli
+ng"). Distinct words make a running header count once, not once per page, and ignore the order the
+two readers chose. Words the cleaner removes on purpose (licence lines, running heads) count as
+lost, so a fully read paper scores about 0.9, not 1.0. A page is *lost* when fewer than half of its
+words reached the text; a page without a text layer is an *image-only* page (a scan, or a figure
+page), named as such.
 
 The second reader can be the one that fails: pypdf decodes a font whose encoding it does not
 implement (90msp-RKSJ-H, a Japanese CMap) as UTF-16 and returns CJK debris for Latin text the parser
