@@ -149,8 +149,9 @@ def test_a_font_pypdf_cannot_decode_is_named_and_its_debris_neither_judged_nor_r
     """pypdf reads a font whose encoding it does not implement (a Japanese CMap, 90msp-RKSJ-H) as
     UTF-16, so Latin text the parser read right comes back as CJK debris ("䭵浴…"). It says so in a
     log record: that page is *undecoded*. There, words in a script the text has nowhere are not
-    judged (a JICA report scored 0.72 on debris alone), and lines of them are not recovered into the
-    knowledge base. Elsewhere the same words still count as lost: a parser that lost a script shows."""
+    judged, and lines of them are not recovered into the knowledge base (a JICA report's debris had
+    filled 32 of its chunks). Elsewhere the same words still count as lost: a parser that lost a
+    script shows."""
     from pypdf import PdfReader, PdfWriter
     from pypdf.generic import DictionaryObject, NameObject
 
